@@ -1,0 +1,117 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+/// One settings array for every target: Swift 6 language mode comes with the tools version;
+/// upcoming features are turned on here once.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "actiond",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "actiond", targets: ["actiond"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+    ],
+    targets: [
+        // Pure domain: categories, events, validation, handlers, state machines. No I/O.
+        .target(
+            name: "ActiondDomain",
+            swiftSettings: swiftSettings
+        ),
+        // PostgreSQL: embedded cluster, migrations, category registry, submit, queue, reports.
+        .target(
+            name: "ActiondPostgres",
+            dependencies: [
+                "ActiondDomain",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings,
+            plugins: ["EmbedResources"]
+        ),
+        // Runtime: database selection and lifecycle, workers, wake-ups, shutdown, metrics.
+        .target(
+            name: "ActiondRuntime",
+            dependencies: [
+                "ActiondDomain",
+                "ActiondPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The thin executable: commands only.
+        .executableTarget(
+            name: "actiond",
+            dependencies: [
+                "ActiondDomain",
+                "ActiondPostgres",
+                "ActiondRuntime",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Build tool: embeds Schema/*.sql and categories/default.json into ActiondPostgres,
+        // so the binary needs no files beside it at run time.
+        .executableTarget(
+            name: "EmbedResourcesTool",
+            swiftSettings: swiftSettings
+        ),
+        .plugin(
+            name: "EmbedResources",
+            capability: .buildTool(),
+            dependencies: ["EmbedResourcesTool"]
+        ),
+        // Test helpers: one embedded cluster per test run, a fresh database per suite.
+        .target(
+            name: "ActiondTestSupport",
+            dependencies: [
+                "ActiondPostgres",
+                "ActiondRuntime",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ActiondDomainTests",
+            dependencies: ["ActiondDomain"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ActiondPostgresTests",
+            dependencies: [
+                "ActiondDomain",
+                "ActiondPostgres",
+                "ActiondTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // End-to-end tests of the `actiond` executable, run as a child process.
+        .testTarget(
+            name: "actiondTests",
+            dependencies: [
+                "actiond",
+                "ActiondTestSupport",
+                "ActiondPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

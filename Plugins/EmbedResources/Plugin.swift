@@ -1,0 +1,29 @@
+import Foundation
+import PackagePlugin
+
+/// Embeds the top-level `Schema/*.sql` files and `categories/default.json` into the target as
+/// Swift string literals, so the `actiond` binary carries its migrations and default
+/// categories and needs no files beside it at run time. (SwiftPM resources must live inside
+/// the target's folder; the contract keeps `Schema/` at the top level for DBAs to read.)
+@main
+struct EmbedResources: BuildToolPlugin {
+    func createBuildCommands(context: PluginContext, target: any Target) async throws -> [Command] {
+        let root = context.package.directoryURL
+        let schema = root.appending(path: "Schema")
+        let sqlFiles = try FileManager.default.contentsOfDirectory(at: schema, includingPropertiesForKeys: nil)
+            .filter { $0.pathExtension == "sql" }
+            .sorted { $0.lastPathComponent < $1.lastPathComponent }
+        let categories = root.appending(path: "categories").appending(path: "default.json")
+        let output = context.pluginWorkDirectoryURL.appending(path: "EmbeddedResources.swift")
+        let inputs = sqlFiles + [categories]
+        return [
+            .buildCommand(
+                displayName: "Embedding Schema/ and categories/default.json",
+                executable: try context.tool(named: "EmbedResourcesTool").url,
+                arguments: [output.path(percentEncoded: false)] + inputs.map { $0.path(percentEncoded: false) },
+                inputFiles: inputs,
+                outputFiles: [output]
+            ),
+        ]
+    }
+}

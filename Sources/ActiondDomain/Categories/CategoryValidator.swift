@@ -1,0 +1,84 @@
+/// The registry rules of PRODUCT.md section 2 that concern the set as a whole or the values
+/// of fields: identifiers, uniqueness, limits, reserved names, titles, text input.
+enum CategoryValidator {
+    static func problems(in categories: [NotificationCategory]) -> [CategoryProblem] {
+        var problems: [CategoryProblem] = []
+        let root = JSONPath.root.appending("categories")
+        if categories.isEmpty {
+            problems.append(CategoryProblem(root, .empty, "at least one category is required"))
+        }
+        var categoryPaths: [String: JSONPath] = [:]
+        var actionPaths: [String: JSONPath] = [:]
+        let reserved = Set(SystemActionIdentifier.allCases.map(\.rawValue))
+
+        for (index, category) in categories.enumerated() {
+            let path = root.appending(index: index)
+            let idPath = path.appending("identifier")
+            if category.identifier.isEmpty {
+                problems.append(CategoryProblem(idPath, .empty, "identifier must not be empty"))
+            } else if reserved.contains(category.identifier) {
+                problems.append(CategoryProblem(idPath, .reservedIdentifier, "\(category.identifier) is a system identifier and cannot name a category"))
+            } else if let first = categoryPaths[category.identifier] {
+                problems.append(CategoryProblem(idPath, .duplicateCategory, "category \(category.identifier) is already defined at \(first)"))
+            } else {
+                categoryPaths[category.identifier] = path
+            }
+            if category.actions.count > CategoryRegistry.maximumActions {
+                problems.append(CategoryProblem(
+                    path.appending("actions"), .tooManyActions,
+                    "\(category.actions.count) actions; at most \(CategoryRegistry.maximumActions) are allowed (banners show only the first \(CategoryRegistry.bannerActionLimit))"))
+            }
+            problems += duplicateOptions(category.options.map(\.rawValue), at: path.appending("options"))
+
+            for (actionIndex, action) in category.actions.enumerated() {
+                let actionPath = path.appending("actions").appending(index: actionIndex)
+                let actionIDPath = actionPath.appending("identifier")
+                if action.identifier.isEmpty {
+                    problems.append(CategoryProblem(actionIDPath, .empty, "identifier must not be empty"))
+                } else if reserved.contains(action.identifier) {
+                    problems.append(CategoryProblem(actionIDPath, .reservedIdentifier, "\(action.identifier) is reserved for the system action"))
+                } else if let first = actionPaths[action.identifier] {
+                    problems.append(CategoryProblem(actionIDPath, .duplicateAction, "action \(action.identifier) is already defined at \(first); action identifiers are unique across all categories"))
+                } else {
+                    actionPaths[action.identifier] = actionPath
+                }
+                if action.title.isEmpty {
+                    problems.append(CategoryProblem(actionPath.appending("title"), .empty, "title must not be empty"))
+                }
+                if let textInput = action.textInput, textInput.buttonTitle.isEmpty {
+                    problems.append(CategoryProblem(actionPath.appending("textInput").appending("buttonTitle"), .empty, "a text input action needs a button title"))
+                }
+                problems += duplicateOptions(action.options.map(\.rawValue), at: actionPath.appending("options"))
+            }
+            problems += settingProblems(category, at: path.appending("settings"))
+        }
+        return problems
+    }
+
+    private static func duplicateOptions(_ options: [String], at path: JSONPath) -> [CategoryProblem] {
+        var seen: Set<String> = []
+        var problems: [CategoryProblem] = []
+        for (index, option) in options.enumerated() where !seen.insert(option).inserted {
+            problems.append(CategoryProblem(path.appending(index: index), .duplicateOption, "option \(option) is listed twice"))
+        }
+        return problems
+    }
+
+    private static func settingProblems(_ category: NotificationCategory, at path: JSONPath) -> [CategoryProblem] {
+        let known = category.handler?.defaultSettings ?? [:]
+        var problems: [CategoryProblem] = []
+        for (name, value) in category.settings.sorted(by: { $0.key < $1.key }) {
+            guard let handler = category.handler, known[name] != nil else {
+                let accepted = known.keys.sorted().joined(separator: ", ")
+                let rule = category.handler == nil ? "a category without a handler takes no settings" : "\(category.handler!.rawValue) accepts: \(accepted)"
+                problems.append(CategoryProblem(path.appending(name), .unknownSetting, "unknown setting \(name); \(rule)"))
+                continue
+            }
+            let minimum = handler.minimum(forSetting: name)
+            if value < minimum {
+                problems.append(CategoryProblem(path.appending(name), .invalidSetting, "\(name) must be an integer of at least \(minimum), got \(value)"))
+            }
+        }
+        return problems
+    }
+}

@@ -1,0 +1,12 @@
+/// The text field of a UNTextInputNotificationAction.
+public struct TextInput: Sendable, Hashable, Codable {
+    /// Title of the send button; required.
+    public var buttonTitle: String
+    /// Placeholder shown in the empty text field.
+    public var placeholder: String
+
+    public init(buttonTitle: String, placeholder: String = "") {
+        self.buttonTitle = buttonTitle
+        self.placeholder = placeholder
+    }
+}

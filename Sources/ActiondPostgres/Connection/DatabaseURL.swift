@@ -1,0 +1,119 @@
+import Foundation
+import PostgresNIO
+
+/// A parsed `postgresql://user[:password]@host[:port]/database[?sslmode=…&connect_timeout=…]`.
+public struct DatabaseURL: Sendable, Hashable, CustomStringConvertible {
+    public enum TLSMode: String, Sendable, Hashable {
+        case disable, prefer, require
+    }
+
+    public var host: String
+    public var port: Int
+    public var username: String
+    public var password: String?
+    public var database: String
+    public var tls: TLSMode
+    public var connectTimeout: Duration
+
+    public init(host: String, port: Int = 5432, username: String, password: String? = nil,
+                database: String, tls: TLSMode = .prefer, connectTimeout: Duration = .seconds(10)) {
+        self.host = host
+        self.port = port
+        self.username = username
+        self.password = password
+        self.database = database
+        self.tls = tls
+        self.connectTimeout = connectTimeout
+    }
+
+    /// Parses a connection string; the error names the part that is wrong.
+    public init(_ string: String) throws(DatabaseURLError) {
+        guard let components = URLComponents(string: string) else {
+            throw DatabaseURLError("not a URL; expected postgresql://user[:password]@host:port/database")
+        }
+        guard let scheme = components.scheme, ["postgresql", "postgres"].contains(scheme) else {
+            throw DatabaseURLError("scheme must be postgresql:// (or postgres://), got \(components.scheme.map { "\($0)://" } ?? "none")")
+        }
+        guard let host = components.host, !host.isEmpty else {
+            throw DatabaseURLError("host is missing; expected postgresql://user[:password]@host:port/database")
+        }
+        guard let user = components.user, !user.isEmpty else {
+            throw DatabaseURLError("user is missing; expected postgresql://user[:password]@host:port/database")
+        }
+        let database = String(components.path.drop { $0 == "/" })
+        guard !database.isEmpty, !database.contains("/") else {
+            throw DatabaseURLError("database name is missing; expected postgresql://user[:password]@host:port/database")
+        }
+        self.host = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
+        self.port = components.port ?? 5432
+        self.username = user.removingPercentEncoding ?? user
+        self.password = components.password.map { $0.removingPercentEncoding ?? $0 }
+        self.database = database.removingPercentEncoding ?? database
+        self.tls = .prefer
+        self.connectTimeout = .seconds(10)
+        for item in components.queryItems ?? [] {
+            switch item.name {
+            case "sslmode":
+                switch item.value {
+                case "disable": tls = .disable
+                case "allow", "prefer": tls = .prefer
+                case "require", "verify-ca", "verify-full": tls = .require
+                default: throw DatabaseURLError("sslmode must be disable, prefer or require, got \(item.value ?? "nothing")")
+                }
+            case "connect_timeout":
+                guard let seconds = item.value.flatMap(Int.init), seconds > 0 else {
+                    throw DatabaseURLError("connect_timeout must be a positive number of seconds, got \(item.value ?? "nothing")")
+                }
+                connectTimeout = .seconds(seconds)
+            default:
+                throw DatabaseURLError("unsupported parameter \(item.name); supported: sslmode, connect_timeout")
+            }
+        }
+    }
+
+    /// The same server, another database.
+    public func with(database: String) -> DatabaseURL {
+        var copy = self
+        copy.database = database
+        return copy
+    }
+
+    /// The URL with its password, for handing to a child process.
+    public var string: String {
+        var components = URLComponents()
+        components.scheme = "postgresql"
+        components.user = username
+        components.password = password
+        components.host = host.contains(":") ? "[\(host)]" : host
+        components.port = port
+        components.path = "/" + database
+        if tls != .prefer { components.queryItems = [URLQueryItem(name: "sslmode", value: tls.rawValue)] }
+        return components.string ?? "postgresql://\(username)@\(host):\(port)/\(database)"
+    }
+
+    /// Printable without the password.
+    public var description: String {
+        "postgresql://\(username)\(password == nil ? "" : ":***")@\(host):\(port)/\(database)"
+    }
+
+    /// A PostgresNIO client configuration for this URL.
+    public func clientConfiguration(maximumConnections: Int = 20) -> PostgresClient.Configuration {
+        let tlsConfiguration: PostgresClient.Configuration.TLS = switch tls {
+        case .disable: .disable
+        case .prefer: .prefer(.makeClientConfiguration())
+        case .require: .require(.makeClientConfiguration())
+        }
+        var configuration = PostgresClient.Configuration(
+            host: host, port: port, username: username, password: password, database: database, tls: tlsConfiguration)
+        configuration.options.connectTimeout = connectTimeout
+        configuration.options.maximumConnections = maximumConnections
+        return configuration
+    }
+}
+
+/// A connection string that could not be used.
+public struct DatabaseURLError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { "invalid database URL: \(message)" }
+}

@@ -1,0 +1,26 @@
+import Logging
+import PostgresNIO
+
+extension PostgresClient {
+    /// Runs `body` with a client for `url` whose connection pool runs for exactly as long.
+    public static func withClient<Result>(
+        _ url: DatabaseURL,
+        maximumConnections: Int = 20,
+        logger: Logger,
+        _ body: (PostgresClient) async throws -> Result
+    ) async throws -> Result {
+        let client = PostgresClient(configuration: url.clientConfiguration(maximumConnections: maximumConnections), backgroundLogger: logger)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            // Wait until the pool's run task is under way, so the first query does not make
+            // PostgresNIO warn that `run()` was not called yet.
+            let (started, signal) = AsyncStream<Void>.makeStream()
+            group.addTask {
+                signal.finish()
+                await client.run()
+            }
+            for await _ in started {}
+            defer { group.cancelAll() }
+            return try await body(client)
+        }
+    }
+}

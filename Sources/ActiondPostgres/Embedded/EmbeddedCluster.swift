@@ -1,0 +1,238 @@
+import Foundation
+import Logging
+import PostgresNIO
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A PostgreSQL cluster that actiond creates and runs itself from the machine's server
+/// programs, so `swift run actiond demo` works with no setup.
+///
+/// The folder it owns (default `.actiond/postgres`) holds `data/` (the cluster), `password`
+/// (the generated password of the `actiond` role), `server.log` and `lock`. The server
+/// listens on 127.0.0.1 only, on a free port chosen at start, with password authentication.
+/// It keeps running after the command that started it, and later commands reuse it.
+///
+/// PostgreSQL refuses to run as root: under root, actiond runs the server programs as the
+/// unprivileged `postgres` account that distribution packages create.
+public struct EmbeddedCluster: Sendable {
+    /// Where the cluster lives when neither `--data-dir` nor `ACTIOND_DATA_DIR` says otherwise.
+    public static let defaultDirectory = ".actiond/postgres"
+    /// The role and database actiond uses.
+    public static let roleName = "actiond"
+    public static let databaseName = "actiond"
+
+    public enum Status: Sendable, Equatable {
+        case notCreated
+        case stopped
+        case running(port: Int)
+    }
+
+    public let directory: URL
+    public let binaries: PostgresBinaries
+    /// The account the server programs run as when actiond runs as root.
+    let serverAccount: String?
+
+    var dataDirectory: URL { directory.appending(path: "data") }
+    var passwordFile: URL { directory.appending(path: "password") }
+    var logFile: URL { directory.appending(path: "server.log") }
+
+    public init(directory: URL, binaries: PostgresBinaries) {
+        self.directory = directory.standardizedFileURL
+        self.binaries = binaries
+        self.serverAccount = geteuid() == 0 ? "postgres" : nil
+    }
+
+    /// The cluster for `directory` (flag), else `ACTIOND_DATA_DIR`, else `.actiond/postgres`
+    /// under the current directory.
+    public static func locate(directory: String? = nil, binDirectory: String? = nil) throws -> EmbeddedCluster {
+        let environment = ProcessInfo.processInfo.environment
+        let path = directory ?? environment["ACTIOND_DATA_DIR"] ?? defaultDirectory
+        let binaries = try PostgresBinaries.locate(override: binDirectory ?? environment["ACTIOND_PG_BINDIR"])
+        let url = path.hasPrefix("/") ? URL(fileURLWithPath: path)
+            : URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appending(path: path)
+        return EmbeddedCluster(directory: url, binaries: binaries)
+    }
+
+    // MARK: - Lifecycle
+
+    /// Creates the cluster if needed, starts it if it is not running, makes sure the
+    /// `actiond` database exists, and returns its URL. Safe to call from several processes at once.
+    public func start(logger: Logger) async throws -> DatabaseURL {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let lock = try FileLock(path: directory.appending(path: "lock").path)
+        defer { lock.unlock() }
+
+        if !FileManager.default.fileExists(atPath: dataDirectory.appending(path: "PG_VERSION").path) {
+            try create(logger: logger)
+        }
+        let port: Int
+        if case .running(let running) = status() {
+            port = running
+        } else {
+            port = try launch(logger: logger)
+        }
+        let server = try url(port: port, database: "postgres")
+        try await ensureDatabase(server, logger: logger)
+        return server.with(database: Self.databaseName)
+    }
+
+    /// Stops the server (fast shutdown: open sessions are ended, data is flushed).
+    /// Returns false when it was not running.
+    @discardableResult
+    public func stop() throws -> Bool {
+        guard case .running = status() else { return false }
+        let result = try runServerProgram(binaries.pgCtl, ["stop", "-D", dataDirectory.path, "-m", "fast", "-w", "-t", "60"])
+        guard result.status == 0 else {
+            throw EmbeddedClusterError(.commandFailed, "pg_ctl stop failed (exit \(result.status)):\n\(result.output)")
+        }
+        return true
+    }
+
+    public func status() -> Status {
+        guard FileManager.default.fileExists(atPath: dataDirectory.appending(path: "PG_VERSION").path) else { return .notCreated }
+        guard let result = try? runServerProgram(binaries.pgCtl, ["status", "-D", dataDirectory.path]), result.status == 0,
+              let port = runningPort() else { return .stopped }
+        return .running(port: port)
+    }
+
+    /// The URL of the `actiond` database while the server runs.
+    public func url() throws -> DatabaseURL {
+        guard case .running(let port) = status() else {
+            throw EmbeddedClusterError(.notRunning, "the embedded cluster in \(directory.path) is not running; start it with `actiond db start`")
+        }
+        return try url(port: port, database: Self.databaseName)
+    }
+
+    // MARK: - Steps
+
+    private func create(logger: Logger) throws {
+        logger.notice("creating embedded PostgreSQL cluster", metadata: ["directory": "\(directory.path)"])
+        let files = FileManager.default
+        if files.fileExists(atPath: dataDirectory.path) {
+            try files.removeItem(at: dataDirectory)  // left over from an initdb that did not finish
+        }
+        try files.createDirectory(at: dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try handToServerAccount(dataDirectory)
+        if let serverAccount {
+            try files.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
+            let reach = try runServerProgram(URL(fileURLWithPath: "/usr/bin/test"), ["-w", dataDirectory.path])
+            guard reach.status == 0 else {
+                throw EmbeddedClusterError(.dataDirectoryUnreachable, """
+                    PostgreSQL refuses to run as root, so actiond runs it as the '\(serverAccount)' account, \
+                    but that account cannot reach \(dataDirectory.path) (a parent folder is closed to it).
+                    Choose a data folder it can reach, e.g. `--data-dir /var/tmp/actiond` or ACTIOND_DATA_DIR=/var/tmp/actiond, \
+                    run actiond as an unprivileged user, or use an existing server with DATABASE_URL.
+                    """)
+            }
+        }
+
+        let password = (0..<4).map { _ in String(UInt64.random(in: .min ... .max), radix: 16) }.joined()
+        try Data(password.utf8).write(to: passwordFile, options: .atomic)
+        try files.setAttributes([.posixPermissions: 0o600], ofItemAtPath: passwordFile.path)
+        let passwordInput = directory.appending(path: "initdb-password")
+        try Data(password.utf8).write(to: passwordInput)
+        try files.setAttributes([.posixPermissions: 0o600], ofItemAtPath: passwordInput.path)
+        try handToServerAccount(passwordInput)
+        defer { try? files.removeItem(at: passwordInput) }
+
+        let result = try runServerProgram(binaries.initdb, [
+            "-D", dataDirectory.path, "-U", Self.roleName, "--pwfile=\(passwordInput.path)",
+            "--auth=scram-sha-256", "--encoding=UTF8", "--locale=C",
+        ])
+        guard result.status == 0 else {
+            throw EmbeddedClusterError(.commandFailed, "initdb failed (exit \(result.status)):\n\(result.output)")
+        }
+    }
+
+    private func launch(logger: Logger) throws -> Int {
+        let port = try Self.freePort()
+        if !FileManager.default.fileExists(atPath: logFile.path) {
+            _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        }
+        try handToServerAccount(logFile)
+        logger.notice("starting embedded PostgreSQL", metadata: ["directory": "\(directory.path)", "port": "\(port)"])
+        let options = [
+            "-p \(port)", "-c listen_addresses=127.0.0.1", "-c unix_socket_directories=''",
+            "-c max_connections=300",
+        ].joined(separator: " ")
+        let result = try runServerProgram(binaries.pgCtl, [
+            "start", "-D", dataDirectory.path, "-l", logFile.path, "-w", "-t", "60", "-o", options,
+        ])
+        guard result.status == 0 else {
+            let log = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
+            let tail = log.split(separator: "\n").suffix(15).joined(separator: "\n")
+            throw EmbeddedClusterError(.commandFailed, "pg_ctl start failed (exit \(result.status)):\n\(result.output)\n\(logFile.path):\n\(tail)")
+        }
+        return port
+    }
+
+    private func ensureDatabase(_ server: DatabaseURL, logger: Logger) async throws {
+        try await PostgresClient.withClient(server, maximumConnections: 1, logger: logger) { client in
+            let exists = try await client.query(
+                "SELECT 1 FROM pg_database WHERE datname = \(Self.databaseName)", logger: logger).collect()
+            if exists.isEmpty {
+                try await client.query("CREATE DATABASE \(unescaped: Self.databaseName)", logger: logger).drain()
+            }
+        }
+    }
+
+    // MARK: - Helpers
+
+    private func url(port: Int, database: String) throws -> DatabaseURL {
+        guard let password = try? String(contentsOf: passwordFile, encoding: .utf8) else {
+            throw EmbeddedClusterError(.commandFailed, "\(passwordFile.path) is missing; remove \(directory.path) to create the cluster again")
+        }
+        return DatabaseURL(host: "127.0.0.1", port: port, username: Self.roleName,
+                           password: password.trimmingWhitespace(), database: database, tls: .disable)
+    }
+
+    /// The port from `postmaster.pid` (its fourth line).
+    private func runningPort() -> Int? {
+        guard let pid = try? String(contentsOf: dataDirectory.appending(path: "postmaster.pid"), encoding: .utf8) else { return nil }
+        let lines = pid.split(separator: "\n", omittingEmptySubsequences: false)
+        return lines.count > 3 ? Int(lines[3].trimmingCharacters(in: .whitespaces)) : nil
+    }
+
+    private func runServerProgram(_ program: URL, _ arguments: [String]) throws -> ProcessRunner.Output {
+        guard let serverAccount else { return try ProcessRunner.run(program, arguments) }
+        guard getpwnam(serverAccount) != nil else {
+            throw EmbeddedClusterError(.noUnprivilegedAccount, """
+                PostgreSQL refuses to run as root and there is no '\(serverAccount)' account to run it as.
+                Create one (`useradd --system --home /var/lib/postgresql postgres`, or install the postgresql package), \
+                run actiond as an unprivileged user, or use an existing server with DATABASE_URL.
+                """)
+        }
+        guard let runuser = PostgresBinaries.findOnPath("runuser") else {
+            throw EmbeddedClusterError(.noUnprivilegedAccount, "running as root needs `runuser` (util-linux) to start PostgreSQL as '\(serverAccount)'; install util-linux or run actiond as an unprivileged user")
+        }
+        return try ProcessRunner.run(runuser, ["-u", serverAccount, "--", program.path] + arguments)
+    }
+
+    private func handToServerAccount(_ url: URL) throws {
+        guard let serverAccount, let account = getpwnam(serverAccount) else { return }
+        try FileManager.default.setAttributes(
+            [.ownerAccountID: Int(account.pointee.pw_uid), .groupOwnerAccountID: Int(account.pointee.pw_gid)],
+            ofItemAtPath: url.path)
+    }
+
+    /// A TCP port on 127.0.0.1 that nothing listens on right now.
+    static func freePort() throws -> Int {
+        let socketDescriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socketDescriptor >= 0 else { throw EmbeddedClusterError(.commandFailed, "cannot open a socket to find a free port") }
+        defer { close(socketDescriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketDescriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else { throw EmbeddedClusterError(.commandFailed, "cannot bind 127.0.0.1 to find a free port") }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socketDescriptor, $0, &length) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}

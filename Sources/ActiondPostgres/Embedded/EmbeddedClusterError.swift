@@ -1,0 +1,21 @@
+/// Why the embedded PostgreSQL cluster could not be found, created or started. The message
+/// says what to do about it.
+public struct EmbeddedClusterError: Error, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        case binariesNotFound = "binaries_not_found"
+        case noUnprivilegedAccount = "no_unprivileged_account"
+        case dataDirectoryUnreachable = "data_directory_unreachable"
+        case commandFailed = "command_failed"
+        case notRunning = "not_running"
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}

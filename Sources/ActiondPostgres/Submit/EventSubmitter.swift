@@ -1,0 +1,59 @@
+import Logging
+import PostgresNIO
+
+/// Submits events (JSON text, one event each) through `actiond.submit_many`, one statement
+/// per batch. Validation and idempotency live in the SQL function, so every producer, in any
+/// language, gets the same rules.
+public struct EventSubmitter: Sendable {
+    let client: PostgresClient
+    let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// One result per input, in input order. Accepted and duplicate inputs are committed
+    /// when this returns; refused ones stored nothing.
+    public func submit(_ events: [String]) async throws -> [SubmitResult] {
+        guard !events.isEmpty else { return [] }
+        do {
+            return try await submitBatch(events)
+        } catch let error as PSQLError where Self.isUnparsableInput(error) {
+            // Some line is not JSON PostgreSQL accepts, which fails the whole statement.
+            // Rare, so find it by submitting this batch's lines one by one.
+            var results: [SubmitResult] = []
+            results.reserveCapacity(events.count)
+            for event in events {
+                do {
+                    results.append(contentsOf: try await submitBatch([event]))
+                } catch let error as PSQLError where Self.isUnparsableInput(error) {
+                    results.append(SubmitResult(
+                        status: .refused, errorCode: error.serverInfo?[.sqlState],
+                        message: "event: not valid JSON: \(error.serverInfo?[.message] ?? "unparsable")"
+                            + (error.serverInfo?[.detail].map { " (\($0))" } ?? "")))
+                }
+            }
+            return results
+        }
+    }
+
+    private func submitBatch(_ events: [String]) async throws -> [SubmitResult] {
+        let rows = try await client.query(
+            "SELECT status, position, error_code, error_message FROM actiond.submit_many(\(events)::text[]::jsonb[])",
+            logger: logger)
+        var results: [SubmitResult] = []
+        results.reserveCapacity(events.count)
+        for try await (status, position, code, message) in rows.decode((String, Int64?, String?, String?).self) {
+            results.append(SubmitResult(status: SubmitResult.Status(rawValue: status) ?? .refused,
+                                        position: position, errorCode: code, message: message))
+        }
+        return results
+    }
+
+    /// invalid_text_representation (not JSON) or untranslatable_character (\u0000 in jsonb).
+    static func isUnparsableInput(_ error: PSQLError) -> Bool {
+        guard let state = error.serverInfo?[.sqlState] else { return false }
+        return state == "22P02" || state == "22P05"
+    }
+}

@@ -1,0 +1,29 @@
+import ActiondPostgres
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Opens actiond's database as configured: the given URL, or the embedded cluster (started,
+/// and created on first use).
+public enum Database {
+    /// The database's URL; starts the embedded cluster when no URL is configured.
+    public static func resolve(_ options: DatabaseOptions, logger: Logger) async throws -> DatabaseURL {
+        if let url = options.url ?? ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty {
+            return try DatabaseURL(url)
+        }
+        let cluster = try EmbeddedCluster.locate(directory: options.dataDirectory, binDirectory: options.binDirectory)
+        return try await cluster.start(logger: logger)
+    }
+
+    /// Runs `body` with a connection pool for the configured database.
+    public static func withClient<Result>(
+        _ options: DatabaseOptions,
+        logger: Logger,
+        _ body: (PostgresClient, DatabaseURL) async throws -> Result
+    ) async throws -> Result {
+        let url = try await resolve(options, logger: logger)
+        return try await PostgresClient.withClient(url, maximumConnections: options.maximumConnections, logger: logger) { client in
+            try await body(client, url)
+        }
+    }
+}

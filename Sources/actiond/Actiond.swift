@@ -1,0 +1,20 @@
+import ArgumentParser
+
+@main
+struct Actiond: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "actiond",
+        abstract: "Process the answers people give to actionable push notifications, with PostgreSQL.",
+        discussion: """
+            The database comes from --database-url or DATABASE_URL; with neither, actiond starts its own \
+            PostgreSQL cluster from the machine's server programs in .actiond/postgres.
+            """,
+        subcommands: [
+            DemoCommand.self,
+            MigrateCommand.self,
+            CategoriesCommand.self,
+            SubmitCommand.self,
+            DBCommand.self,
+        ]
+    )
+}

@@ -1,0 +1,40 @@
+import ActiondRuntime
+import ArgumentParser
+import Foundation
+import Logging
+
+/// Options every command that touches the database takes.
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .customLong("database-url"), help: ArgumentHelp(
+        "postgresql://user[:password]@host:port/db; default: DATABASE_URL, else the embedded cluster.",
+        valueName: "url"))
+    var databaseURL: String?
+
+    @Option(name: .customLong("data-dir"), help: ArgumentHelp(
+        "The embedded cluster's folder; default: ACTIOND_DATA_DIR, else .actiond/postgres.", valueName: "path"))
+    var dataDirectory: String?
+
+    @Option(name: .customLong("pg-bindir"), help: ArgumentHelp(
+        "Folder of PostgreSQL's initdb and pg_ctl; default: ACTIOND_PG_BINDIR, else searched.", valueName: "path"))
+    var binDirectory: String?
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel: String = ProcessInfo.processInfo.environment["ACTIOND_LOG_LEVEL"] ?? "notice"
+
+    var database: DatabaseOptions {
+        DatabaseOptions(url: databaseURL, dataDirectory: dataDirectory, binDirectory: binDirectory)
+    }
+
+    /// Sets up logging to standard error (once per process) and returns the command's logger.
+    func makeLogger() throws -> Logger {
+        guard let level = Logger.Level(rawValue: logLevel) else {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical; got \(logLevel)")
+        }
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        return Logger(label: "actiond")
+    }
+}

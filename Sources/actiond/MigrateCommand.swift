@@ -1,0 +1,27 @@
+import ActiondPostgres
+import ActiondRuntime
+import ArgumentParser
+
+struct MigrateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate",
+        abstract: "Apply the schema migrations this build ships (each once, in order); load the default categories on a fresh database.")
+
+    @OptionGroup var options: GlobalOptions
+
+    func run() async throws {
+        let logger = try options.makeLogger()
+        try await Database.withClient(options.database, logger: logger) { client, url in
+            let report = try await Migrator(client: client, logger: logger).migrate()
+            print("database: \(url)")
+            if report.applied.isEmpty {
+                print("schema up to date (\(report.alreadyApplied.count) migrations applied before)")
+            } else {
+                for name in report.applied { print("applied \(name)") }
+            }
+            if let version = report.loadedDefaultCategories {
+                print("loaded the default categories as version \(version)")
+            }
+        }
+    }
+}
