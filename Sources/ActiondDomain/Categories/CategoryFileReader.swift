@@ -46,7 +46,9 @@ enum CategoryFileReader {
                 }
             }
             var settings = handler?.defaultSettings ?? [:]
-            if let given = self.object(object["settings"], at: path.appending("settings"), required: false) {
+            // Settings belong to the handler: with an unknown handler they cannot be judged.
+            let handlerIsUnknown = handler == nil && object["handler"]?.stringValue != nil
+            if !handlerIsUnknown, let given = self.object(object["settings"], at: path.appending("settings"), required: false) {
                 for (name, value) in given {
                     if let integer = value.integerValue {
                         settings[name] = integer

@@ -1,0 +1,82 @@
+import ActiondPostgres
+import Foundation
+import Logging
+import PostgresNIO
+
+/// A database of its own for one test: created on the test run's server, dropped afterwards.
+///
+/// The server is `DATABASE_URL` when set (its role needs CREATEDB), else one embedded cluster
+/// per test run in `.actiond/test-postgres` (or `ACTIOND_TEST_DATA_DIR`), started by the same
+/// launcher `actiond` uses. A server that cannot be reached fails the test: tests are never
+/// skipped for want of a database.
+public struct TestDatabase: Sendable {
+    public let client: PostgresClient
+    /// This test's database.
+    public let url: DatabaseURL
+    public let logger: Logger
+
+    /// Runs `body` against a new database (migrated unless `migrated` is false), then drops it.
+    public static func with<Result>(
+        migrated: Bool = true,
+        _ body: (TestDatabase) async throws -> Result
+    ) async throws -> Result {
+        var logger = Logger(label: "actiond.tests")
+        logger.logLevel = .warning
+        let server = try await TestServer.shared.url(logger: logger)
+        let name = "test_\(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(20))"
+        try await PostgresClient.withClient(server, maximumConnections: 1, logger: logger) { admin in
+            try await admin.query("CREATE DATABASE \(unescaped: name)", logger: logger).drain()
+        }
+        let url = server.with(database: name)
+        do {
+            let result = try await PostgresClient.withClient(url, logger: logger) { client in
+                if migrated { _ = try await Migrator(client: client, logger: logger).migrate() }
+                return try await body(TestDatabase(client: client, url: url, logger: logger))
+            }
+            try await drop(name, on: server, logger: logger)
+            return result
+        } catch {
+            try? await drop(name, on: server, logger: logger)
+            throw error
+        }
+    }
+
+    private static func drop(_ name: String, on server: DatabaseURL, logger: Logger) async throws {
+        try await PostgresClient.withClient(server, maximumConnections: 1, logger: logger) { admin in
+            try await admin.query("DROP DATABASE IF EXISTS \(unescaped: name) WITH (FORCE)", logger: logger).drain()
+        }
+    }
+
+    /// The first column of the first row of `query`, decoded as `T`.
+    public func scalar<T: PostgresDecodable>(_ query: PostgresQuery, as type: T.Type = T.self) async throws -> T {
+        let rows = try await client.query(query, logger: logger).collect()
+        guard let row = rows.first else { throw TestDatabaseError("no rows from \(query.sql)") }
+        return try row.decode(T.self)
+    }
+}
+
+/// The test run's PostgreSQL server, started once however many tests ask for it.
+actor TestServer {
+    static let shared = TestServer()
+    private var starting: Task<DatabaseURL, any Error>?
+
+    func url(logger: Logger) async throws -> DatabaseURL {
+        if let starting { return try await starting.value }
+        // A task, so that tests asking while the cluster starts wait for the same start.
+        let task = Task<DatabaseURL, any Error> {
+            let environment = ProcessInfo.processInfo.environment
+            if let url = environment["DATABASE_URL"], !url.isEmpty {
+                return try DatabaseURL(url)
+            }
+            let cluster = try EmbeddedCluster.locate(directory: TestPaths.clusterDirectory)
+            return try await cluster.start(logger: logger).with(database: "postgres")
+        }
+        starting = task
+        return try await task.value
+    }
+}
+
+public struct TestDatabaseError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
