@@ -25,7 +25,7 @@ struct DemoCommand: AsyncParsableCommand {
                 let names = registry.categories.map { "\($0.identifier) (\($0.actions.map(\.identifier).joined(separator: ", ")))" }
                 print("3. categories, version \(version): \(names.joined(separator: "; "))")
             }
-            let scenario = DemoScenario(users: users, runID: "demo-\(Int(Date().timeIntervalSince1970))")
+            let scenario = DemoScenario(users: users, runID: "demo-\(UUID().uuidString.prefix(8).lowercased())")
             let results = try await EventSubmitter(client: client, logger: logger).submit(scenario.inputs.map(\.json))
             let counts = Dictionary(grouping: results, by: \.status).mapValues(\.count)
             print("4. submitted \(results.count) events for \(users) people: \(counts[.accepted, default: 0]) accepted, \(counts[.duplicate, default: 0]) duplicate, \(counts[.refused, default: 0]) refused")

@@ -1,0 +1,60 @@
+import ActiondDomain
+import ActiondPostgres
+import ActiondTestSupport
+import PostgresNIO
+import Testing
+
+/// `actiond.submit_many` through `EventSubmitter`: the batched path `actiond submit` uses.
+@Suite("Batch submit")
+struct EventSubmitterTests {
+    @Test func oneResultPerInputInOrder() async throws {
+        try await TestDatabase.with { db in
+            let submitter = EventSubmitter(client: db.client, logger: db.logger)
+            let earlier = try await submitter.submit([EventJSON.invitation("old").json])
+            let inputs = [
+                EventJSON.cancelled("a").json,                                        // accepted
+                EventJSON.cancelled("a").json,                                        // duplicate within the batch
+                EventJSON.cancelled("a", meeting: "other").json,                      // conflict within the batch
+                EventJSON.invitation("old").json,                                     // duplicate of an earlier batch
+                EventJSON.cancelled("b").setting(["occurred_at"], to: .string("soon")).json,  // malformed
+                EventJSON.cancelled("c").json,                                        // accepted
+            ]
+            let results = try await submitter.submit(inputs)
+            #expect(results.map(\.status) == [.accepted, .duplicate, .refused, .duplicate, .refused, .accepted])
+            #expect(results[1].position == results[0].position)
+            #expect(results[2].errorCode == "23505")
+            #expect(results[3].position == earlier[0].position)
+            #expect(results[4].errorCode == "22007" && results[4].message?.hasPrefix("occurred_at:") == true)
+            let first = try #require(results[0].position), last = try #require(results[5].position)
+            #expect(first < last, "positions follow input order")
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.events", as: Int.self) == 3)
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.queue", as: Int.self) == 3)
+        }
+    }
+
+    @Test func aLineThatIsNotJSONIsRefusedAloneAndTheRestStored() async throws {
+        try await TestDatabase.with { db in
+            let results = try await EventSubmitter(client: db.client, logger: db.logger).submit([
+                EventJSON.cancelled("x").json,
+                #"{"id": "y", "type": "#,
+                #"{"id": "z", "type": "meeting.cancelled", "user_id": "ana", "occurred_at": "2026-11-22T09:30:00Z", "data": {"meeting_id": "bad\u0000"}}"#,
+                EventJSON.cancelled("w").json,
+            ])
+            #expect(results.map(\.status) == [.accepted, .refused, .refused, .accepted])
+            #expect(results[1].message?.hasPrefix("event: not valid JSON") == true)
+            #expect(results[2].message?.hasPrefix("event: not valid JSON") == true, "PostgreSQL's jsonb cannot hold \\u0000")
+            #expect(try await db.scalar("SELECT string_agg(id, ',' ORDER BY position) FROM actiond.events", as: String.self) == "x,w")
+        }
+    }
+
+    @Test func largeBatchesKeepInputOrderPerUser() async throws {
+        try await TestDatabase.with { db in
+            let inputs = (0..<3000).map { EventJSON.cancelled("e\($0)").setting(["user_id"], to: .string("u\($0 % 7)")).json }
+            let results = try await EventSubmitter(client: db.client, logger: db.logger).submit(inputs)
+            #expect(results.allSatisfy { $0.status == .accepted })
+            let positions = results.compactMap(\.position)
+            #expect(positions == positions.sorted(), "positions increase with input order")
+            #expect(Set(positions).count == 3000)
+        }
+    }
+}

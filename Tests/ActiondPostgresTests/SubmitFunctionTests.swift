@@ -1,0 +1,251 @@
+import ActiondDomain
+import ActiondPostgres
+import ActiondTestSupport
+import PostgresNIO
+import Testing
+
+/// `actiond.submit(event jsonb)`: the SQL entry point producers call, in their own transactions.
+@Suite("submit()")
+struct SubmitFunctionTests {
+    /// What `actiond.submit` answered: its JSON, or the error's SQLSTATE and message.
+    enum Answer: Equatable {
+        case result(String)
+        case error(sqlState: String, message: String)
+
+        var sqlState: String? { if case .error(let state, _) = self { state } else { nil } }
+        var message: String? { if case .error(_, let message) = self { message } else { nil } }
+    }
+
+    static func submit(_ event: JSONValue, on db: TestDatabase) async throws -> Answer {
+        try await submit(event.json, on: db)
+    }
+
+    static func submit(_ json: String, on db: TestDatabase) async throws -> Answer {
+        do {
+            return .result(try await db.scalar("SELECT actiond.submit(\(json)::jsonb)::text", as: String.self))
+        } catch let error as PSQLError {
+            return .error(sqlState: error.serverInfo?[.sqlState] ?? "?", message: error.serverInfo?[.message] ?? "")
+        }
+    }
+
+    static func stored(_ db: TestDatabase) async throws -> (events: Int, queued: Int) {
+        (try await db.scalar("SELECT count(*) FROM actiond.events", as: Int.self),
+         try await db.scalar("SELECT count(*) FROM actiond.queue", as: Int.self))
+    }
+
+    @Test func acceptedDuplicateAndConflict() async throws {
+        try await TestDatabase.with { db in
+            let event = EventJSON.invitation()
+            let first = try await Self.submit(event, on: db)
+            guard case .result(let json) = first, json.contains(#""status": "accepted""#) else {
+                Issue.record("expected accepted, got \(first)"); return
+            }
+            let position = try await db.scalar("SELECT position FROM actiond.events WHERE id = 'sent-1'", as: Int.self)
+            #expect(json == #"{"status": "accepted", "position": \#(position)}"#)
+
+            _ = try await Self.submit(EventJSON.response(), on: db)  // something after it
+            // The same content again, even written differently (key order, another offset for
+            // the same instant), is a duplicate with the original position and no second effect.
+            let rewritten = #"{"data":{"payload":{"MEETING_ID":"m-1","aps":{"alert":{"title":"Team sync"},"category":"MEETING_INVITATION"}},"request_id":"req-1"},"user_id":"ana","type":"notification.sent","occurred_at":"2026-11-22T10:30:00+01:00","id":"sent-1"}"#
+            #expect(try await Self.submit(rewritten, on: db) == .result(#"{"status": "duplicate", "position": \#(position)}"#))
+            #expect(try await Self.stored(db) == (2, 2))
+
+            let changed = try await Self.submit(event.setting(["data", "request_id"], to: .string("req-2")), on: db)
+            #expect(changed.sqlState == "23505")
+            #expect(changed.message?.contains(#"id: "sent-1" was already submitted with different content (position \#(position))"#) == true)
+            #expect(try await Self.stored(db) == (2, 2))
+        }
+    }
+
+    /// Envelope rules: each mutation of a valid event, the SQLSTATE and the start of the message.
+    static let envelopeCases: [(String, JSONValue, String, String)] = {
+        let valid = EventJSON.cancelled()
+        return [
+            ("id missing", valid.setting(["id"], to: nil), "22023", "id: is required"),
+            ("id null", valid.setting(["id"], to: .null), "22023", "id: is required"),
+            ("id a number", valid.setting(["id"], to: .number(7)), "22023", "id: must be a string, got number"),
+            ("id empty", valid.setting(["id"], to: .string("")), "22023", "id: must not be empty"),
+            ("id 129 characters", valid.setting(["id"], to: .string(String(repeating: "x", count: 129))), "22023", "id: must be at most 128 characters, got 129"),
+            ("type missing", valid.setting(["type"], to: nil), "22023", "type: is required"),
+            ("type an array", valid.setting(["type"], to: .array([])), "22023", "type: must be a string, got array"),
+            ("type unknown", valid.setting(["type"], to: .string("notification.opened")), "22023", #"type: unknown type "notification.opened""#),
+            ("type in the wrong case", valid.setting(["type"], to: .string("Meeting.Cancelled")), "22023", "type: unknown type"),
+            ("user_id missing", valid.setting(["user_id"], to: nil), "22023", "user_id: is required"),
+            ("user_id empty", valid.setting(["user_id"], to: .string("")), "22023", "user_id: must not be empty"),
+            ("user_id a boolean", valid.setting(["user_id"], to: .bool(true)), "22023", "user_id: must be a string, got boolean"),
+            ("occurred_at missing", valid.setting(["occurred_at"], to: nil), "22023", "occurred_at: is required"),
+            ("occurred_at a number", valid.setting(["occurred_at"], to: .number(1_763_800_000)), "22023", "occurred_at: must be a string"),
+            ("occurred_at without zone", valid.setting(["occurred_at"], to: .string("2026-11-22T09:30:00")), "22007", "occurred_at: must be an RFC 3339 date-time"),
+            ("occurred_at a date only", valid.setting(["occurred_at"], to: .string("2026-11-22")), "22007", "occurred_at: must be an RFC 3339"),
+            ("occurred_at month 13", valid.setting(["occurred_at"], to: .string("2026-13-01T00:00:00Z")), "22007", "occurred_at: must be an RFC 3339"),
+            ("occurred_at 30 February", valid.setting(["occurred_at"], to: .string("2026-02-30T00:00:00Z")), "22007", "occurred_at: must be an RFC 3339"),
+            ("occurred_at hour 24", valid.setting(["occurred_at"], to: .string("2026-11-22T24:00:00Z")), "22007", "occurred_at: must be an RFC 3339"),
+            ("occurred_at words", valid.setting(["occurred_at"], to: .string("yesterday")), "22007", "occurred_at: must be an RFC 3339"),
+            ("data missing", valid.setting(["data"], to: nil), "22023", "data: is required (an object)"),
+            ("data a string", valid.setting(["data"], to: .string("x")), "22023", "data: is required (an object), got string"),
+            ("an unknown field", valid.setting(["userId"], to: .string("ana")), "22023", "userId: unknown field"),
+            ("not an object", .array([valid]), "22023", "event: must be a JSON object, got array"),
+            ("response without request_id", EventJSON.response().setting(["data", "request_id"], to: nil), "22023", "data.request_id: is required"),
+            ("response without action", EventJSON.response().setting(["data", "action"], to: nil), "22023", "data.action: is required"),
+            ("response with empty action", EventJSON.response().setting(["data", "action"], to: .string("")), "22023", "data.action: must not be empty"),
+            ("response without locked", EventJSON.response().setting(["data", "locked"], to: nil), "22023", "data.locked: is required"),
+            ("response with locked a string", EventJSON.response().setting(["data", "locked"], to: .string("true")), "22023", "data.locked: must be a boolean, got string"),
+            ("response with text a number", EventJSON.response().setting(["data", "text"], to: .number(1)), "22023", "data.text: must be a string, got number"),
+            ("cancel without meeting_id", valid.setting(["data", "meeting_id"], to: nil), "22023", "data.meeting_id: is required"),
+        ]
+    }()
+
+    @Test func eachMalformedEnvelopeIsRefusedAndNothingStored() async throws {
+        try await TestDatabase.with { db in
+            for (name, event, sqlState, message) in Self.envelopeCases {
+                let answer = try await Self.submit(event, on: db)
+                #expect(answer.sqlState == sqlState, "\(name): \(answer)")
+                #expect(answer.message?.hasPrefix(message) == true, "\(name): \(answer)")
+            }
+            #expect(try await Self.stored(db) == (0, 0))
+        }
+    }
+
+    @Test func theLimitsThemselvesAreAccepted() async throws {
+        try await TestDatabase.with { db in
+            let longID = String(repeating: "é", count: 128)  // characters, not bytes
+            let answers = [
+                try await Self.submit(EventJSON.cancelled().setting(["id"], to: .string(longID)), on: db),
+                try await Self.submit(EventJSON.cancelled("t1").setting(["occurred_at"], to: .string("2024-02-29T23:59:59.123456789-08:00")), on: db),
+                try await Self.submit(EventJSON.cancelled("t2").setting(["occurred_at"], to: .string("2026-11-22t09:30:00z")), on: db),
+                try await Self.submit(EventJSON.cancelled("t3").setting(["occurred_at"], to: .string("2026-11-22 09:30:00+05:30")), on: db),
+                try await Self.submit(EventJSON.envelope("lock", "protected_data.unavailable", data: [:]), on: db),
+                try await Self.submit(EventJSON.envelope("unlock", "protected_data.available", data: [:]), on: db),
+                try await Self.submit(EventJSON.response("r-text").setting(["data", "text"], to: .string("see you")), on: db),
+            ]
+            for answer in answers {
+                #expect(answer.sqlState == nil, "\(answer)")
+            }
+            let times = try await db.scalar("SELECT occurred_at = '2024-03-01T07:59:59.123457Z' FROM actiond.events WHERE id = 't1'", as: Bool.self)
+            #expect(times, "the device's time is kept as the instant it names")
+        }
+    }
+
+    /// Payload rules of notification.sent: mutation, SQLSTATE, message start.
+    static let payloadCases: [(String, JSONValue, String, String)] = {
+        let valid = EventJSON.invitation()
+        let aps = ["data", "payload", "aps"]
+        return [
+            ("request_id missing", valid.setting(["data", "request_id"], to: nil), "22023", "data.request_id: is required"),
+            ("payload missing", valid.setting(["data", "payload"], to: nil), "22023", "data.payload: is required"),
+            ("aps missing", valid.setting(aps, to: nil), "22023", "data.payload.aps: is required"),
+            ("category missing", valid.setting(aps + ["category"], to: nil), "22023", "data.payload.aps.category: is required"),
+            ("category unregistered", valid.setting(aps + ["category"], to: .string("BIRTHDAY")), "23503", #"data.payload.aps.category: "BIRTHDAY" is not a registered category"#),
+            ("category in another case", valid.setting(aps + ["category"], to: .string("meeting_invitation")), "23503", #"data.payload.aps.category: "meeting_invitation" is not a registered category"#),
+            ("MEETING_ID missing", valid.setting(["data", "payload", "MEETING_ID"], to: nil), "22023", "data.payload.MEETING_ID: is required as a string for category MEETING_INVITATION"),
+            ("MEETING_ID a number", valid.setting(["data", "payload", "MEETING_ID"], to: .number(5)), "22023", "data.payload.MEETING_ID: is required as a string"),
+            ("TIMER_ID missing", valid.setting(aps + ["category"], to: .string("TIMER_EXPIRED")), "22023", "data.payload.TIMER_ID: is required as a string for category TIMER_EXPIRED"),
+            ("THREAD_ID missing", valid.setting(aps + ["category"], to: .string("MESSAGE")), "22023", "data.payload.THREAD_ID: is required as a string for category MESSAGE"),
+            ("MESSAGE_ID missing", valid.setting(aps + ["category"], to: .string("MESSAGE")).setting(["data", "payload", "THREAD_ID"], to: .string("t")), "22023", "data.payload.MESSAGE_ID: is required as a string for category MESSAGE"),
+            ("mutable-content without alert", valid.setting(aps + ["mutable-content"], to: .number(1)).setting(aps + ["alert"], to: nil), "22023", "data.payload.aps.alert: mutable-content 1 requires an alert with a title or body"),
+            ("mutable-content with an empty alert", valid.setting(aps + ["mutable-content"], to: .number(1)).setting(aps + ["alert"], to: .object(["subtitle": .string("s")])), "22023", "data.payload.aps.alert: mutable-content 1 requires"),
+            ("mutable-content with an empty string alert", valid.setting(aps + ["mutable-content"], to: .number(1)).setting(aps + ["alert"], to: .string("")), "22023", "data.payload.aps.alert: mutable-content 1 requires"),
+            ("USER_ID of another user", valid.setting(["data", "payload", "USER_ID"], to: .string("bob")), "22023", #"data.payload.USER_ID: must equal the envelope's user_id "ana""#),
+            ("payload over 4096 bytes", valid.setting(["data", "payload", "pad"], to: .string(String(repeating: "x", count: 4100))), "22023", "data.payload: must be at most 4096 bytes of UTF-8 JSON"),
+        ]
+    }()
+
+    @Test func eachPayloadRuleIsEnforcedAndNothingStored() async throws {
+        try await TestDatabase.with { db in
+            for (name, event, sqlState, message) in Self.payloadCases {
+                let answer = try await Self.submit(event, on: db)
+                #expect(answer.sqlState == sqlState, "\(name): \(answer)")
+                #expect(answer.message?.hasPrefix(message) == true, "\(name): \(answer)")
+            }
+            #expect(try await Self.stored(db) == (0, 0))
+        }
+    }
+
+    @Test func payloadsThatFollowTheRulesAreAccepted() async throws {
+        try await TestDatabase.with { db in
+            let valid = EventJSON.invitation()
+            let aps = ["data", "payload", "aps"]
+            let cases: [JSONValue] = [
+                valid,
+                valid.setting(["id"], to: .string("s2")).setting(aps + ["mutable-content"], to: .number(1)),
+                valid.setting(["id"], to: .string("s3")).setting(aps + ["mutable-content"], to: .number(1)).setting(aps + ["alert"], to: .string("Body only")),
+                valid.setting(["id"], to: .string("s4")).setting(aps + ["mutable-content"], to: .number(1)).setting(aps + ["alert"], to: .object(["body": .string("b")])),
+                valid.setting(["id"], to: .string("s5")).setting(aps + ["mutable-content"], to: .number(0)).setting(aps + ["alert"], to: nil),
+                valid.setting(["id"], to: .string("s6")).setting(["data", "payload", "USER_ID"], to: .string("ana")),
+                EventJSON.envelope("s7", "notification.sent", data: ["request_id": .string("r7"), "payload": .object(["aps": .object(["category": .string("GENERAL")])])]),
+            ]
+            for event in cases {
+                let answer = try await Self.submit(event, on: db)
+                #expect(answer.sqlState == nil, "\(event.json): \(answer)")
+            }
+            #expect(try await Self.stored(db) == (cases.count, cases.count))
+        }
+    }
+
+    /// The size rule counts compact UTF-8 JSON (what APNs receives), not jsonb's spaced text.
+    @Test func payloadSizeIsMeasuredAsCompactJSON() async throws {
+        try await TestDatabase.with { db in
+            func payload(padding: Int) -> JSONValue {
+                .object([
+                    "aps": .object(["category": .string("GENERAL"), "alert": .object(["title": .string("é"), "body": .string("b")])]),
+                    "list": .array((1...20).map { .number(Double($0)) }),
+                    "pad": .string(String(repeating: "x", count: padding)),
+                ])
+            }
+            let overhead = payload(padding: 0).json.utf8.count
+            let exact = payload(padding: 4096 - overhead)
+            #expect(exact.json.utf8.count == 4096)
+            func sent(_ id: String, _ payload: JSONValue) -> JSONValue {
+                EventJSON.envelope(id, "notification.sent", data: ["request_id": .string(id), "payload": payload])
+            }
+            #expect(try await Self.submit(sent("fits", exact), on: db).sqlState == nil, "4096 compact bytes fit although jsonb text is longer")
+            let over = try await Self.submit(sent("over", payload(padding: 4097 - overhead)), on: db)
+            #expect(over.message == "data.payload: must be at most 4096 bytes of UTF-8 JSON, got 4097")
+        }
+    }
+
+    @Test func aRolledBackTransactionLeavesNothing() async throws {
+        try await TestDatabase.with { db in
+            try await db.client.withConnection { connection in
+                try await connection.query("BEGIN", logger: db.logger).drain()
+                let inside = try await connection.query("SELECT actiond.submit(\(EventJSON.invitation().json)::jsonb)::text", logger: db.logger)
+                    .collect().first?.decode(String.self)
+                #expect(inside?.contains("accepted") == true)
+                try await connection.query("ROLLBACK", logger: db.logger).drain()
+            }
+            #expect(try await Self.stored(db) == (0, 0))
+            // Submitted again after the rollback, it is new, not a duplicate.
+            guard case .result(let json) = try await Self.submit(EventJSON.invitation(), on: db) else {
+                Issue.record("expected accepted"); return
+            }
+            #expect(json.contains("accepted"))
+        }
+    }
+
+    @Test func theSameEventFromManyConnectionsAtOnceIsStoredOnce() async throws {
+        try await TestDatabase.with { db in
+            for round in 0..<5 {
+                let event = EventJSON.invitation("race-\(round)", request: "race-\(round)")
+                let answers = try await withThrowingTaskGroup(of: Answer.self) { group in
+                    for _ in 0..<8 {
+                        group.addTask { try await Self.submit(event, on: db) }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                let accepted = answers.filter { if case .result(let json) = $0 { json.contains("accepted") } else { false } }
+                let duplicates = answers.filter { if case .result(let json) = $0 { json.contains("duplicate") } else { false } }
+                #expect(accepted.count == 1 && duplicates.count == 7, "round \(round): \(answers)")
+            }
+            #expect(try await Self.stored(db) == (5, 5))
+        }
+    }
+
+    @Test func categoriesAreCheckedAgainstTheCurrentVersion() async throws {
+        try await TestDatabase.with { db in
+            let registry = try CategoryRegistry(categories: [NotificationCategory(identifier: "GENERAL")])
+            _ = try await db.client.withConnection { try await CategoryStore.load(registry, on: $0, logger: db.logger) }
+            let answer = try await Self.submit(EventJSON.invitation(), on: db)
+            #expect(answer.sqlState == "23503", "MEETING_INVITATION is not in the current version")
+        }
+    }
+}
