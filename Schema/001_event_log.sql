@@ -47,6 +47,7 @@ create table actiond.outcomes (
     attempts    integer     not null default 1,
     last_error  text,                     -- the handler's last error, for dead events
     decided_at  timestamptz not null default now(),
+    discarded_at timestamptz,             -- a dead letter an operator discarded
     constraint outcomes_known check (outcome in ('applied', 'rejected', 'superseded', 'stashed', 'dead')),
     constraint outcomes_reason check ((outcome = 'rejected') = (reason is not null))
 );
@@ -57,4 +58,4 @@ comment on table actiond.outcomes is
 -- report_throughput and report_latency read recent outcomes by time.
 create index outcomes_decided_at on actiond.outcomes (decided_at);
 -- report_dead_letters and dead-letter retries.
-create index outcomes_dead on actiond.outcomes (position) where outcome = 'dead';
+create index outcomes_dead on actiond.outcomes (position) where outcome = 'dead' and discarded_at is null;

@@ -14,8 +14,7 @@
 create table actiond.queue (
     position    bigint      primary key,             -- actiond.events.position
     user_id     text        not null,
-    run_at      timestamptz not null default now(),  -- not before: backoff and held responses
-    attempts    integer     not null default 0,
+    attempts    integer     not null default 0,      -- failed attempts so far
     last_error  text
 ) with (
     autovacuum_vacuum_scale_factor = 0,
@@ -31,3 +30,43 @@ comment on table actiond.queue is
 
 -- A user's pending events in submission order: per-user FIFO claims walk this index.
 create index queue_user_position on actiond.queue (user_id, position);
+
+-- One row per user who has pending events: the unit workers claim.
+--
+-- Why this is right (per-user FIFO, across tasks, processes and machines):
+--  * A worker claims users with FOR UPDATE SKIP LOCKED and holds the row lock until its
+--    transaction ends, so at most one transaction at a time processes a given user; inside
+--    it, that user's events are applied in position order. Other workers skip the locked
+--    row and take other users, so users run in parallel.
+--  * submit upserts the user's row with ON CONFLICT DO UPDATE, which takes the same row
+--    lock. So a worker that finds a user's queue empty and deletes the row cannot race a
+--    submit adding an event for that user: the submit waits for the worker's commit, then
+--    finds the row gone and inserts it again. A row therefore exists whenever the user has
+--    a committed pending event.
+--  * A worker killed mid-transaction loses its connection; PostgreSQL rolls back and
+--    releases the lock at once, so another worker takes the user up within milliseconds:
+--    there is no lease to expire.
+--  * run_at delays the whole user after a failure (retry with backoff), which keeps the
+--    user's later events behind the failing one.
+create table actiond.user_queues (
+    user_id  text        primary key,
+    run_at   timestamptz not null default now()
+) with (
+    autovacuum_vacuum_scale_factor = 0,
+    autovacuum_vacuum_threshold = 1000,
+    autovacuum_vacuum_cost_delay = 0,
+    autovacuum_analyze_scale_factor = 0,
+    autovacuum_analyze_threshold = 5000,
+    autovacuum_vacuum_insert_threshold = -1
+);
+
+create index user_queues_run_at on actiond.user_queues (run_at);
+
+-- How far each user's events have been processed: a projection kept by the workers in the
+-- transaction that records each outcome (every outcome except dead counts once).
+create table actiond.user_progress (
+    user_id          text        primary key,
+    processed_events bigint      not null,
+    last_position    bigint      not null,
+    updated_at       timestamptz not null default now()
+);

@@ -254,10 +254,23 @@ begin
     queued as (
         insert into actiond.queue (position, user_id)
         select ins.position, ins.user_id from inserted ins
+    ),
+    -- The users' "has work" rows. DO UPDATE (not DO NOTHING) takes the row lock, so this
+    -- waits for a worker that holds the user and may be deleting the row (see 003_queue.sql).
+    -- Users in a fixed order, so concurrent batches lock them in the same order.
+    users as (
+        insert into actiond.user_queues as uq (user_id)
+        select distinct ins.user_id from inserted ins order by 1
+        on conflict (user_id) do update set user_id = excluded.user_id
     )
     select array_agg(c.n), array_agg(ins.position)
     into inserted_ordinals, inserted_positions
     from inserted ins join candidates c on c.e ->> 'id' = ins.id;
+
+    -- Wake idle workers when this transaction commits (one notification per transaction).
+    if inserted_ordinals is not null then
+        perform pg_notify('actiond_wakeup', '');
+    end if;
 
     -- 3. One row per input (arrays are zipped with unnest, never subscripted: reading
     --    element k of a text[] walks the array, which would make a batch quadratic). This statement sees rows committed by concurrent submits since

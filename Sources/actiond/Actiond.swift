@@ -14,6 +14,8 @@ struct Actiond: AsyncParsableCommand {
             MigrateCommand.self,
             CategoriesCommand.self,
             SubmitCommand.self,
+            WorkCommand.self,
+            DeadLettersCommand.self,
             DBCommand.self,
         ]
     )

@@ -36,7 +36,7 @@ struct DemoCommand: AsyncParsableCommand {
                 print("   - \(input.note): \(detail)")
             }
             let pending = try await client.query("SELECT count(*) FROM actiond.queue", logger: logger).collect().first?.decode(Int.self) ?? 0
-            print("5. \(pending) events wait in the queue for workers (`actiond work` arrives with the workers issue)")
+            print("5. \(pending) events wait in the queue; `actiond work --drain` processes them")
         }
         print("done in \(started.duration(to: clock.now).formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow)))")
     }

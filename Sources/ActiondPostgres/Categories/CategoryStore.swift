@@ -18,7 +18,7 @@ public enum CategoryStore {
     public static func load(_ registry: CategoryRegistry, on connection: PostgresConnection, logger: Logger) async throws -> LoadResult {
         let document = String(decoding: registry.canonicalJSON(), as: UTF8.self)
         let rows = String(decoding: try JSONEncoder().encode(registry.categories.map(CategoryRow.init)), as: UTF8.self)
-        return try await connection.withTransaction(logger: logger) { connection in
+        return try await connection.transaction(logger: logger) { connection in
             try await connection.query("LOCK TABLE actiond.category_versions IN EXCLUSIVE MODE", logger: logger).drain()
             let current = try await connection.query("""
                 SELECT version, checksum = encode(sha256(convert_to(\(document), 'UTF8')), 'hex')

@@ -82,7 +82,7 @@ public struct Migrator: Sendable {
                 continue
             }
             logger.info("applying migration", metadata: ["migration": "\(migration.name)"])
-            try await Self.unwrappingTransactionError { try await connection.withTransaction(logger: logger) { connection in
+            try await connection.transaction(logger: logger) { connection in
                 for statement in migration.statements {
                     do {
                         try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).drain()
@@ -94,7 +94,7 @@ public struct Migrator: Sendable {
                     INSERT INTO actiond.schema_migrations (version, name, checksum)
                     VALUES (\(migration.version), \(migration.name), \(checksum))
                     """, logger: logger).drain()
-            } }
+            }
             report.applied.append(migration.name)
         }
 
@@ -106,15 +106,6 @@ public struct Migrator: Sendable {
             report.loadedDefaultCategories = result.version
         }
         return report
-    }
-
-    /// PostgresNIO wraps errors thrown inside a transaction; callers want the migration's own error.
-    static func unwrappingTransactionError<T>(_ body: () async throws -> T) async throws -> T {
-        do {
-            return try await body()
-        } catch let error as PostgresTransactionError {
-            throw error.closureError ?? error.commitError ?? error.beginError ?? error
-        }
     }
 
     /// SHA-256 of the file's text, computed by the server (no crypto dependency needed).

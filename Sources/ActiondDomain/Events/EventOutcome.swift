@@ -1,0 +1,28 @@
+/// The final word on one event, recorded in the log's outcome table.
+public enum EventOutcome: Sendable, Hashable {
+    case applied
+    /// With a reason code such as `unknown_notification` or `snooze_limit`.
+    case rejected(reason: String)
+    /// An older response that arrived after a newer one.
+    case superseded
+    /// Waiting in the user's stash for protected data to become available.
+    case stashed
+    /// The handler kept failing; kept with its error, retryable.
+    case dead
+
+    /// The name stored in `actiond.outcomes.outcome`.
+    public var name: String {
+        switch self {
+        case .applied: "applied"
+        case .rejected: "rejected"
+        case .superseded: "superseded"
+        case .stashed: "stashed"
+        case .dead: "dead"
+        }
+    }
+
+    public var reason: String? {
+        if case .rejected(let reason) = self { return reason }
+        return nil
+    }
+}

@@ -1,0 +1,87 @@
+import ActiondDomain
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The queue side of the schema (006_worker_queue.sql): claiming batches, completing them,
+/// dead letters, and the figures workers report.
+public enum WorkQueue {
+    /// A finished event's outcome.
+    public struct Finished: Sendable {
+        public var event: LoggedEvent
+        public var outcome: EventOutcome
+        /// The handler's last error, for a dead event.
+        public var error: String?
+
+        public init(event: LoggedEvent, outcome: EventOutcome, error: String? = nil) {
+            self.event = event
+            self.outcome = outcome
+            self.error = error
+        }
+    }
+
+    /// An event whose handler failed and that runs again after `delay`.
+    public struct Retry: Sendable {
+        public var event: LoggedEvent
+        public var error: String
+        public var delay: Duration
+
+        public init(event: LoggedEvent, error: String, delay: Duration) {
+            self.event = event
+            self.error = error
+            self.delay = delay
+        }
+    }
+
+    /// Locks up to `maxUsers` users in this transaction and returns about `maxEvents` of
+    /// their oldest pending events, in position order.
+    public static func claim(maxUsers: Int, maxEvents: Int, on connection: PostgresConnection, logger: Logger) async throws -> [LoggedEvent] {
+        let rows = try await connection.query(
+            "SELECT position, user_id, attempts, id, type, occurred_at, data, submitted_at FROM actiond.claim(\(maxUsers), \(maxEvents))",
+            logger: logger)
+        var events: [LoggedEvent] = []
+        for try await (position, userID, attempts, id, type, occurredAt, data, submittedAt)
+            in rows.decode((Int64, String, Int, String, String, Date, String, Date).self) {
+            // The log's check constraint admits only known types.
+            let eventType = EventType(rawValue: type) ?? .notificationSent
+            events.append(LoggedEvent(position: position, id: id, type: eventType, userID: userID, occurredAt: occurredAt,
+                                      data: data, submittedAt: submittedAt, failedAttempts: attempts))
+        }
+        return events
+    }
+
+    /// Records outcomes, schedules retries, and releases the claimed users: one round trip.
+    public static func complete(finished: [Finished], retries: [Retry], claimedUsers: [String],
+                                on connection: PostgresConnection, logger: Logger) async throws {
+        let positions = finished.map(\.event.position)
+        let users = finished.map(\.event.userID)
+        let outcomes = finished.map(\.outcome.name)
+        // PostgresNIO binds no arrays with nil elements: "" stands for none (nullif in SQL).
+        let reasons = finished.map { $0.outcome.reason ?? "" }
+        let attempts = finished.map { $0.event.failedAttempts + 1 }
+        let errors = finished.map { $0.error ?? "" }
+        let retryPositions = retries.map(\.event.position)
+        let retryErrors = retries.map(\.error)
+        let retryDelays = retries.map { Int($0.delay.components.seconds * 1000 + $0.delay.components.attoseconds / 1_000_000_000_000_000) }
+        try await connection.query("""
+            SELECT actiond.complete(\(positions), \(users), \(outcomes), \(reasons), \(attempts), \(errors),
+                                    \(retryPositions), \(retryErrors), \(retryDelays), \(claimedUsers))
+            """, logger: logger).drain()
+    }
+
+    /// Whether any event still waits for an outcome.
+    public static func isEmpty(on client: PostgresClient, logger: Logger) async throws -> Bool {
+        try await client.query("SELECT NOT EXISTS (SELECT 1 FROM actiond.queue)", logger: logger)
+            .collect().first?.decode(Bool.self) ?? true
+    }
+
+    /// Pending events and the age of the oldest, in seconds.
+    public static func depth(on client: PostgresClient, logger: Logger) async throws -> (events: Int, oldestAgeSeconds: Double) {
+        let row = try await client.query("""
+            SELECT count(*)::bigint, coalesce(extract(epoch FROM now() - min(e.submitted_at)), 0)::float8
+            FROM actiond.queue q JOIN actiond.events e ON e.position = q.position
+            """, logger: logger).collect().first
+        let (count, age) = try row?.decode((Int, Double).self) ?? (0, 0)
+        return (count, age)
+    }
+}

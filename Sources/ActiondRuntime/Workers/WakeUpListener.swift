@@ -1,0 +1,38 @@
+import ActiondPostgres
+import Logging
+import PostgresNIO
+
+/// LISTENs on `actiond_wakeup` (notified by submit at commit) and wakes idle workers.
+/// Reconnects with backoff when the connection drops; wakes everyone after each (re)connect,
+/// since notifications sent while disconnected are lost. Polling remains the fallback.
+struct WakeUpListener: Sendable {
+    static let channel = "actiond_wakeup"
+
+    let client: PostgresClient
+    let signals: WorkerSignals
+    let logger: Logger
+
+    /// Runs until cancelled.
+    func run() async {
+        var delay = Duration.milliseconds(100)
+        while !Task.isCancelled {
+            do {
+                try await client.withConnection { connection in
+                    try await connection.listen(on: Self.channel) { notifications in
+                        delay = .milliseconds(100)
+                        signals.wake()
+                        for try await _ in notifications {
+                            signals.wake()
+                        }
+                    }
+                }
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning("wake-up listener lost its connection; reconnecting",
+                               metadata: [LogKey.error: "\(String(reflecting: error))", LogKey.delay: "\(delay)"])
+            }
+            do { try await Task.sleep(for: delay) } catch { return }
+            delay = min(delay * 2, .seconds(5))
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import ActiondDomain
+import ActiondPostgres
+import Logging
+import Metrics
+import PostgresNIO
+import ServiceLifecycle
+
+/// The workers: `concurrency` loops that claim and process batches, a wake-up listener and a
+/// metrics sampler. Runs as a swift-service-lifecycle `Service`: on graceful shutdown
+/// (SIGTERM/SIGINT) it stops claiming and lets in-flight batches commit; if the group's
+/// grace period runs out first, cancellation rolls them back. Nothing is lost either way.
+public struct WorkerPool: Service {
+    let client: PostgresClient
+    let handler: any EventHandler
+    let configuration: WorkerConfiguration
+    let logger: Logger
+    let metrics = WorkerMetrics()
+
+    public init(client: PostgresClient, handler: any EventHandler = RecordingHandler(),
+                configuration: WorkerConfiguration = WorkerConfiguration(), logger: Logger) {
+        self.client = client
+        self.handler = handler
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        let signals = WorkerSignals()
+        try await withGracefulShutdownHandler {
+            try await withThrowingTaskGroup(of: Void.self) { background in
+                background.addTask { await WakeUpListener(client: client, signals: signals, logger: logger).run() }
+                background.addTask { await sampleQueue() }
+                defer { background.cancelAll() }
+                try await withThrowingTaskGroup(of: Void.self) { loops in
+                    for index in 0..<configuration.concurrency {
+                        loops.addTask { try await loop(index, signals: signals) }
+                    }
+                    try await loops.waitForAll()
+                }
+            }
+        } onGracefulShutdown: {
+            signals.stop()
+        }
+        logger.notice("workers stopped")
+    }
+
+    private func loop(_ index: Int, signals: WorkerSignals) async throws {
+        var logger = logger
+        logger[metadataKey: LogKey.worker] = "\(index)"
+        let processor = BatchProcessor(client: client, handler: handler, configuration: configuration, metrics: metrics, logger: logger)
+        var errorDelay = Duration.milliseconds(100)
+        while !signals.isStopping && !Task.isCancelled {
+            let generation = signals.generation
+            do {
+                if try await processor.processBatch() > 0 {
+                    errorDelay = .milliseconds(100)
+                    continue
+                }
+                if configuration.drain {
+                    if try await WorkQueue.isEmpty(on: client, logger: logger) { return }
+                    // Others hold the remaining users, or they wait for a retry: look again soon.
+                    try await signals.wait(since: generation, timeout: min(configuration.pollInterval, .milliseconds(100)))
+                } else {
+                    try await signals.wait(since: generation, timeout: configuration.pollInterval)
+                }
+                errorDelay = .milliseconds(100)
+            } catch is CancellationError {
+                return
+            } catch {
+                if Task.isCancelled { return }
+                // Connection lost, server restarting…: nothing was committed; try again later.
+                logger.error("batch failed; retrying after a pause",
+                             metadata: [LogKey.error: "\(String(reflecting: error))", LogKey.delay: "\(errorDelay)"])
+                do { try await Task.sleep(for: errorDelay) } catch { return }
+                errorDelay = min(errorDelay * 2, .seconds(5))
+            }
+        }
+    }
+
+    private func sampleQueue() async {
+        while !Task.isCancelled {
+            if let depth = try? await WorkQueue.depth(on: client, logger: logger) {
+                metrics.queueDepth.record(depth.events)
+                metrics.oldestPendingAge.record(depth.oldestAgeSeconds)
+            }
+            do { try await Task.sleep(for: configuration.sampleInterval) } catch { return }
+        }
+    }
+}

@@ -1,0 +1,42 @@
+import ActiondDomain
+import ActiondPostgres
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import UnixSignals
+
+/// Runs the workers as `actiond work` does: migrate, then the connection pool and the worker
+/// pool in a ServiceGroup that shuts down gracefully on SIGTERM or SIGINT.
+public enum WorkerRunner {
+    public static func run(
+        database: DatabaseOptions,
+        configuration: WorkerConfiguration,
+        handler: any EventHandler = RecordingHandler(),
+        shutdownGrace: Duration = .seconds(30),
+        logger: Logger
+    ) async throws {
+        let url = try await Database.resolve(database, logger: logger)
+        try await PostgresClient.withClient(url, maximumConnections: 1, logger: logger) { client in
+            _ = try await Migrator(client: client, logger: logger).migrate()
+        }
+        // One connection per loop, one for the listener, one for the sampler.
+        let client = PostgresClient(configuration: url.clientConfiguration(maximumConnections: configuration.concurrency + 2),
+                                    backgroundLogger: logger)
+        let pool = WorkerPool(client: client, handler: handler, configuration: configuration, logger: logger)
+        var group = ServiceGroupConfiguration(
+            services: [
+                .init(service: client),
+                // When the pool returns (--drain), the whole group shuts down.
+                .init(service: pool, successTerminationBehavior: .gracefullyShutdownGroup),
+            ],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger)
+        group.maximumGracefulShutdownDuration = shutdownGrace
+        group.maximumCancellationDuration = .seconds(5)
+        logger.notice("workers starting", metadata: [
+            "database": "\(url)", "concurrency": "\(configuration.concurrency)",
+            "batch_size": "\(configuration.batchSize)", "drain": "\(configuration.drain)",
+        ])
+        try await ServiceGroup(configuration: group).run()
+    }
+}
