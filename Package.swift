@@ -103,6 +103,19 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .testTarget(
+            name: "ActiondRuntimeTests",
+            dependencies: [
+                "ActiondDomain",
+                "ActiondPostgres",
+                "ActiondRuntime",
+                "ActiondTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // End-to-end tests of the `actiond` executable, run as a child process.
         .testTarget(
             name: "actiondTests",

@@ -7,31 +7,43 @@
 -- Locks up to `max_users` users whose turn it is (SKIP LOCKED: never waits for another
 -- worker) and returns their oldest pending events in position order: about `max_events`
 -- in all, shared evenly between the users claimed.
+--
+-- Two statements on purpose. The lock is taken by the first; the events are read by the
+-- second, whose snapshot is taken after the lock was granted. Read in the same statement,
+-- the events would come from a snapshot older than the lock: a user released by a worker
+-- that committed in between would show events that worker already processed and deleted,
+-- and they would be handled a second time, out of order.
 create function actiond.claim(max_users bigint, max_events bigint)
 returns table ("position" bigint, user_id text, attempts integer, id text, type text,
                occurred_at timestamptz, data text, submitted_at timestamptz)
 language plpgsql volatile as $$
+declare
+    claimed text[];
+    per_user bigint;
 begin
-    return query
-    with users as (
+    select array_agg(u.user_id) into claimed
+    from (
         select uq.user_id
         from actiond.user_queues uq
         where uq.run_at <= now()
         order by uq.run_at
         limit max_users
         for update skip locked
-    ), share as (
-        select greatest(1, max_events / greatest(count(*), 1))::bigint as per_user from users
-    )
+    ) u;
+    if claimed is null then
+        return;
+    end if;
+    per_user := greatest(1, max_events / cardinality(claimed));
+
+    return query
     select q.position, q.user_id, q.attempts, e.id, e.type, e.occurred_at, e.data::text, e.submitted_at
-    from users u
-    cross join share s
+    from unnest(claimed) as u(user_id)
     cross join lateral (
         select qq.position, qq.user_id, qq.attempts
         from actiond.queue qq
         where qq.user_id = u.user_id
         order by qq.position
-        limit s.per_user
+        limit per_user
     ) q
     join actiond.events e on e.position = q.position
     order by q.position;

@@ -21,7 +21,7 @@ struct CategoriesCommandTests {
                 ]}
                 """#)
             defer { try? FileManager.default.removeItem(at: file) }
-            let run = try ActiondProcess.run(["categories", "load", file.path], database: db.url)
+            let run = try await ActiondProcess.run(["categories", "load", file.path], database: db.url)
             #expect(run.status == 1)
             for expected in [
                 "4 problems",
@@ -48,16 +48,16 @@ struct CategoriesCommandTests {
                 ]}
                 """#)
             defer { try? FileManager.default.removeItem(at: file) }
-            let load = try ActiondProcess.run(["categories", "load", file.path], database: db.url)
+            let load = try await ActiondProcess.run(["categories", "load", file.path], database: db.url)
             #expect(load.status == 0, "\(load.standardError)")
             #expect(load.standardOutput.contains("loaded 2 categories, 4 actions as version 2"), "\(load.standardOutput)")
             #expect(load.standardOutput.contains("note: POLL has 3 actions; banners show only the first 2"))
 
-            let again = try ActiondProcess.run(["categories", "load", file.path], database: db.url)
+            let again = try await ActiondProcess.run(["categories", "load", file.path], database: db.url)
             #expect(again.standardOutput.contains("unchanged"), "\(again.standardOutput)")
             #expect(try await db.scalar("SELECT max(version) FROM actiond.category_versions", as: Int.self) == 2)
 
-            let list = try ActiondProcess.run(["categories", "list"], database: db.url)
+            let list = try await ActiondProcess.run(["categories", "list"], database: db.url)
             #expect(list.standardOutput.contains("version 2"))
             #expect(list.standardOutput.contains("TIMER_EXPIRED  handler: timer  settings: max_snoozes=3, snooze_seconds=540"), "\(list.standardOutput)")
             #expect(!list.standardOutput.contains("MEETING_INVITATION"), "the new version replaced the old one")
@@ -70,7 +70,7 @@ struct CategoriesCommandTests {
         try await TestDatabase.with(migrated: false) { db in
             let runs = try await withThrowingTaskGroup(of: ActiondProcess.Result.self) { group in
                 for _ in 0..<2 {
-                    group.addTask { try ActiondProcess.run(["migrate"], database: db.url) }
+                    group.addTask { try await ActiondProcess.run(["migrate"], database: db.url) }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }

@@ -7,11 +7,11 @@ import Testing
 struct DemoCommandTests {
     @Test func theDemoRunsAndIsRerunnable() async throws {
         try await TestDatabase.with(migrated: false) { db in
-            let first = try ActiondProcess.run(["demo", "--users", "5"], database: db.url)
+            let first = try await ActiondProcess.run(["demo", "--users", "5"], database: db.url)
             #expect(first.status == 0, "\(first.standardError)")
             #expect(first.standardOutput.contains("submitted 44 events for 5 people: 40 accepted, 1 duplicate, 3 refused"), "\(first.standardOutput)")
             #expect(first.standardOutput.contains("category identifiers are case-sensitive: refused [23503]"))
-            let second = try ActiondProcess.run(["demo", "--users", "5"], database: db.url)
+            let second = try await ActiondProcess.run(["demo", "--users", "5"], database: db.url)
             #expect(second.status == 0, "\(second.standardError)")
             #expect(second.standardOutput.contains("schema: up to date"))
             #expect(try await db.scalar("SELECT count(*) FROM actiond.events", as: Int.self) >= 80)

@@ -26,7 +26,7 @@ struct SubmitCommandTests {
             try lines.joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
             defer { try? FileManager.default.removeItem(at: file) }
 
-            let run = try ActiondProcess.run(["submit", file.path, "--batch-size", "3"], database: db.url)
+            let run = try await ActiondProcess.run(["submit", file.path, "--batch-size", "3"], database: db.url)
             #expect(run.status == 1, "refusals make the exit status non-zero")
             #expect(run.standardOutput.contains("6 events: 2 accepted, 1 duplicate, 3 refused"), "\(run.standardOutput)")
             let refused = run.standardError.split(separator: "\n").filter { $0.hasPrefix("line ") }
@@ -41,10 +41,10 @@ struct SubmitCommandTests {
     @Test func standardInputWithNothingRefusedExitsZero() async throws {
         try await TestDatabase.with { db in
             let input = (1...25).map { Self.event("in-\($0)") }.joined(separator: "\n") + "\n"
-            let run = try ActiondProcess.run(["submit", "-", "--batch-size", "10"], database: db.url, input: input)
+            let run = try await ActiondProcess.run(["submit", "-", "--batch-size", "10"], database: db.url, input: input)
             #expect(run.status == 0, "\(run.standardError)")
             #expect(run.standardOutput.contains("25 events: 25 accepted, 0 duplicate, 0 refused"))
-            let again = try ActiondProcess.run(["submit", "-"], database: db.url, input: input)
+            let again = try await ActiondProcess.run(["submit", "-"], database: db.url, input: input)
             #expect(again.status == 0)
             #expect(again.standardOutput.contains("25 events: 0 accepted, 25 duplicate, 0 refused"), "submitting a file twice stores nothing new")
             #expect(try await db.scalar("SELECT count(*) FROM actiond.events", as: Int.self) == 25)

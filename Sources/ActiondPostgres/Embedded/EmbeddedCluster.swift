@@ -36,6 +36,8 @@ public struct EmbeddedCluster: Sendable {
     var dataDirectory: URL { directory.appending(path: "data") }
     var passwordFile: URL { directory.appending(path: "password") }
     var logFile: URL { directory.appending(path: "server.log") }
+    /// The port of the last start, used again when free so the URL stays the same.
+    var portFile: URL { directory.appending(path: "port") }
 
     public init(directory: URL, binaries: PostgresBinaries) {
         self.directory = directory.standardizedFileURL
@@ -146,7 +148,8 @@ public struct EmbeddedCluster: Sendable {
     }
 
     private func launch(logger: Logger) throws -> Int {
-        let port = try Self.freePort()
+        let previous = (try? String(contentsOf: portFile, encoding: .utf8)).flatMap { Int($0.trimmingWhitespace()) }
+        let port = try previous.flatMap { try? Self.freePort(preferring: UInt16(clamping: $0)) } ?? Self.freePort()
         if !FileManager.default.fileExists(atPath: logFile.path) {
             _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         }
@@ -164,6 +167,7 @@ public struct EmbeddedCluster: Sendable {
             let tail = log.split(separator: "\n").suffix(15).joined(separator: "\n")
             throw EmbeddedClusterError(.commandFailed, "pg_ctl start failed (exit \(result.status)):\n\(result.output)\n\(logFile.path):\n\(tail)")
         }
+        try? Data("\(port)\n".utf8).write(to: portFile, options: .atomic)
         return port
     }
 
@@ -216,19 +220,23 @@ public struct EmbeddedCluster: Sendable {
             ofItemAtPath: url.path)
     }
 
-    /// A TCP port on 127.0.0.1 that nothing listens on right now.
-    static func freePort() throws -> Int {
+    /// A TCP port on 127.0.0.1 that nothing listens on right now: `preferring` if it is free.
+    static func freePort(preferring preferred: UInt16 = 0) throws -> Int {
         let socketDescriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socketDescriptor >= 0 else { throw EmbeddedClusterError(.commandFailed, "cannot open a socket to find a free port") }
         defer { close(socketDescriptor) }
+        // As PostgreSQL does for its listening socket: connections of a stopped server left
+        // in TIME_WAIT must not make its port look taken.
+        var reuse: Int32 = 1
+        setsockopt(socketDescriptor, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
+        address.sin_port = preferred.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketDescriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard bound == 0 else { throw EmbeddedClusterError(.commandFailed, "cannot bind 127.0.0.1 to find a free port") }
+        guard bound == 0 else { throw EmbeddedClusterError(.commandFailed, "cannot bind 127.0.0.1:\(preferred) to find a free port") }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socketDescriptor, $0, &length) }

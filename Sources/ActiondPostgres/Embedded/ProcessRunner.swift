@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 #endif
 
-/// Runs a program to completion and collects its output.
+/// Runs programs and collects their output.
 ///
 /// Written on posix_spawn and waitpid rather than Foundation's `Process`, whose
 /// `waitUntilExit` was seen here never to reap a child when called from a Swift concurrency
@@ -18,23 +18,71 @@ package enum ProcessRunner {
         package var output: String { standardOutput + standardError }
     }
 
-    /// Runs `executable`; `input` is written to its standard input; `environment` entries are
-    /// added to (or, with a nil value, removed from) this process's environment.
+    /// A started child process.
+    package struct Child: Sendable {
+        package let pid: pid_t
+        let files: (input: String, output: String, error: String)
+
+        /// Sends `signal` (SIGTERM, SIGKILL…).
+        package func send(_ signal: Int32) {
+            kill(pid, signal)
+        }
+
+        /// Blocks until the child exits.
+        package func wait() throws -> Output {
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 {
+                guard errno == EINTR else { throw EmbeddedClusterError(.commandFailed, "waitpid failed: errno \(errno)") }
+            }
+            return collect(status)
+        }
+
+        /// Waits without blocking a thread, looking every few milliseconds.
+        package func exit() async throws -> Output {
+            var status: Int32 = 0
+            while true {
+                let result = waitpid(pid, &status, WNOHANG)
+                if result == pid { return collect(status) }
+                if result < 0 && errno != EINTR { throw EmbeddedClusterError(.commandFailed, "waitpid failed: errno \(errno)") }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+        }
+
+        private func collect(_ status: Int32) -> Output {
+            defer { for path in [files.input, files.output, files.error] { unlink(path) } }
+            // WIFEXITED / WEXITSTATUS, which Swift does not import (they are macros).
+            let exitStatus: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+            return Output(
+                status: exitStatus,
+                standardOutput: (try? String(contentsOfFile: files.output, encoding: .utf8)) ?? "",
+                standardError: (try? String(contentsOfFile: files.error, encoding: .utf8)) ?? "")
+        }
+    }
+
+    /// Runs `executable` to completion (see `spawn`).
     package static func run(
         _ executable: URL, _ arguments: [String],
         environment: [String: String?] = [:], input: String? = nil
     ) throws -> Output {
+        try spawn(executable, arguments, environment: environment, input: input).wait()
+    }
+
+    /// Starts `executable`; `input` is written to its standard input; `environment` entries are
+    /// added to (or, with a nil value, removed from) this process's environment.
+    package static func spawn(
+        _ executable: URL, _ arguments: [String],
+        environment: [String: String?] = [:], input: String? = nil
+    ) throws -> Child {
         let base = FileManager.default.temporaryDirectory.appending(path: "actiond-\(UUID().uuidString)").path
-        let (inPath, outPath, errPath) = (base + ".in", base + ".out", base + ".err")
-        defer { for path in [inPath, outPath, errPath] { unlink(path) } }
-        try Data((input ?? "").utf8).write(to: URL(fileURLWithPath: inPath))
+        let files = (input: base + ".in", output: base + ".out", error: base + ".err")
+        try Data((input ?? "").utf8).write(to: URL(fileURLWithPath: files.input))
 
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, inPath, O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 0, files.input, O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, files.output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, files.error, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
 
         var variables = ProcessInfo.processInfo.environment
         for (name, value) in environment { variables[name] = value }
@@ -47,15 +95,6 @@ package enum ProcessRunner {
         guard spawned == 0 else {
             throw EmbeddedClusterError(.commandFailed, "cannot run \(executable.path): \(String(cString: strerror(spawned)))")
         }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { throw EmbeddedClusterError(.commandFailed, "waitpid failed for \(executable.path): errno \(errno)") }
-        }
-        // WIFEXITED / WEXITSTATUS, which Swift does not import (they are macros).
-        let exitStatus: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        return Output(
-            status: exitStatus,
-            standardOutput: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
-            standardError: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
+        return Child(pid: pid, files: files)
     }
 }

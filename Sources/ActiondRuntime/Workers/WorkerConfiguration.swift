@@ -6,7 +6,9 @@ public struct WorkerConfiguration: Sendable, Hashable {
     public var concurrency: Int = 4
     /// Events per transaction (at most).
     public var batchSize: Int = 500
-    /// Users claimed per transaction (at most); their events share `batchSize`.
+    /// Users claimed per transaction (at most); their events share `batchSize`. A fifth of
+    /// the batch (at most 100), so that one worker does not lock every user of a small
+    /// backlog while the others find nothing to claim.
     public var usersPerBatch: Int = 100
     /// How often an idle worker looks for work when no notification arrives.
     public var pollInterval: Duration = .seconds(5)
@@ -23,7 +25,7 @@ public struct WorkerConfiguration: Sendable, Hashable {
                 drain: Bool = false, retry: RetryPolicy = RetryPolicy()) {
         self.concurrency = max(1, concurrency)
         self.batchSize = max(1, batchSize)
-        self.usersPerBatch = max(1, min(100, batchSize))
+        self.usersPerBatch = max(1, min(100, batchSize / 5))
         self.pollInterval = pollInterval
         self.drain = drain
         self.retry = retry

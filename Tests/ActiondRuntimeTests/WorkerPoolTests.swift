@@ -1,0 +1,117 @@
+import ActiondDomain
+import ActiondPostgres
+import ActiondRuntime
+import ActiondTestSupport
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import Synchronization
+import Testing
+
+@Suite("Workers", .timeLimit(.minutes(2)))
+struct WorkerPoolTests {
+    static func drain(_ db: TestDatabase, handler: any EventHandler, concurrency: Int = 4, batchSize: Int = 50,
+                      retry: RetryPolicy = RetryPolicy()) async throws {
+        let configuration = WorkerConfiguration(concurrency: concurrency, batchSize: batchSize, drain: true, retry: retry)
+        try await WorkerPool(client: db.client, handler: handler, configuration: configuration, logger: db.logger).run()
+    }
+
+    @Test func fourWorkersKeepEachUsersOrderAndNeverOverlapAUser() async throws {
+        try await TestDatabase.with { db in
+            try await WorkerEvents.submit(WorkerEvents.interleaved(users: 40, perUser: 50), to: db)
+            let handler = CheckingHandler(pause: .microseconds(100))
+            try await Self.drain(db, handler: handler, concurrency: 4, batchSize: 40)
+
+            let state = handler.state.withLock { $0 }
+            #expect(state.violations.isEmpty, "\(state.violations.prefix(5))")
+            #expect(state.seen.count == 40)
+            #expect(state.seen.values.allSatisfy { $0.count == 50 }, "each event handled once")
+            #expect(state.mostUsersAtOnce > 1, "users were processed in parallel")
+            let ledger = try await Ledger.read(db)
+            #expect(ledger.isExact, "\(ledger)")
+        }
+    }
+
+    @Test func aFailingEventRetriesWithBackoffThenDiesAndItsUserContinues() async throws {
+        try await TestDatabase.with { db in
+            try await WorkerEvents.submit([
+                WorkerEvents.json("a1", user: "ana"), WorkerEvents.json("bad", user: "ana"), WorkerEvents.json("a3", user: "ana"),
+                WorkerEvents.json("b1", user: "bob"), WorkerEvents.json("b2", user: "bob"),
+            ], to: db)
+            let handler = CheckingHandler(failing: ["bad"])
+            let retry = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(200), jitter: 0)
+            try await Self.drain(db, handler: handler, retry: retry)
+
+            let state = handler.state.withLock { $0 }
+            let attempts = try #require(state.attempts["bad"])
+            #expect(attempts.count == 3)
+            let gaps = zip(attempts, attempts.dropFirst()).map { $0.duration(to: $1) }
+            #expect(gaps[0] >= .milliseconds(190) && gaps[1] >= .milliseconds(390), "backoff doubles: \(gaps)")
+            let a3 = try #require(state.attempts["a3"]?.first)
+            #expect(attempts.last! < a3, "ana's later event waited for the failing one to be dead")
+            let b2 = try #require(state.attempts["b2"]?.first)
+            #expect(b2 < attempts.last!, "bob was not held up by ana's failure")
+
+            let dead = try await db.client.query(
+                "SELECT o.attempts, o.last_error FROM actiond.outcomes o JOIN actiond.events e USING (position) WHERE e.id = 'bad' AND o.outcome = 'dead'",
+                logger: db.logger).collect().first?.decode((Int, String).self)
+            #expect(dead?.0 == 3)
+            #expect(dead?.1 == "test handler refuses bad")
+            #expect(try await Ledger.read(db) == Ledger(events: 5, outcomes: 5, queued: 0, usersWithWork: 0, processed: 4, usersOff: 0))
+
+            // Fixed, and retried from the dead letters: applied, exactly once.
+            handler.failing.withLock { $0.removeAll() }
+            #expect(try await DeadLetters.retry(.event("bad"), on: db.client, logger: db.logger).count == 1)
+            #expect(try await DeadLetters.retry(.all, on: db.client, logger: db.logger).isEmpty, "nothing else is dead")
+            try await Self.drain(db, handler: handler, retry: retry)
+            let outcome = try await db.scalar("SELECT o.outcome FROM actiond.outcomes o JOIN actiond.events e USING (position) WHERE e.id = 'bad'", as: String.self)
+            #expect(outcome == "applied")
+            let ledger = try await Ledger.read(db)
+            #expect(ledger.isExact, "\(ledger)")
+        }
+    }
+
+    @Test func discardedDeadLettersStayInTheLogAndAreNotRetried() async throws {
+        try await TestDatabase.with { db in
+            try await WorkerEvents.submit([WorkerEvents.json("doomed", user: "ana")], to: db)
+            try await Self.drain(db, handler: CheckingHandler(failing: ["doomed"]), retry: RetryPolicy(maxAttempts: 1))
+            #expect(try await DeadLetters.discard(.event("doomed"), on: db.client, logger: db.logger).count == 1)
+            #expect(try await DeadLetters.retry(.all, on: db.client, logger: db.logger).isEmpty)
+            let discarded = try await db.scalar("SELECT discarded_at IS NOT NULL FROM actiond.outcomes", as: Bool.self)
+            #expect(discarded)
+        }
+    }
+
+    @Test func anIdleWorkerWakesOnSubmitLongBeforeItsPollInterval() async throws {
+        try await TestDatabase.with { db in
+            let handler = CheckingHandler()
+            let pool = WorkerPool(client: db.client, handler: handler,
+                                  configuration: WorkerConfiguration(concurrency: 2, pollInterval: .seconds(30)), logger: db.logger)
+            let group = ServiceGroup(services: [pool], logger: db.logger)
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await group.run() }
+                try await Task.sleep(for: .seconds(1))  // idle, listening
+
+                var latencies: [Duration] = []
+                for index in 0..<3 {
+                    let submitted = ContinuousClock.now
+                    try await WorkerEvents.submit([WorkerEvents.json("wake-\(index)", user: "ana")], to: db)
+                    while try await db.scalar("SELECT count(*) FROM actiond.outcomes", as: Int.self) <= index {
+                        #expect(submitted.duration(to: .now) < .seconds(5), "never picked up")
+                        try await Task.sleep(for: .milliseconds(5))
+                    }
+                    latencies.append(submitted.duration(to: .now))
+                    try await Task.sleep(for: .milliseconds(300))
+                }
+                #expect(latencies.allSatisfy { $0 < .seconds(1) }, "picked up well under the 30 s poll: \(latencies)")
+
+                // Graceful shutdown ends the pool by itself.
+                let stopping = ContinuousClock.now
+                await group.triggerGracefulShutdown()
+                try await tasks.waitForAll()
+                #expect(stopping.duration(to: .now) < .seconds(5))
+            }
+            #expect(try await Ledger.read(db).isExact)
+        }
+    }
+}
