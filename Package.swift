@@ -124,6 +124,7 @@ let package = Package(
                 "ActiondTestSupport",
                 "ActiondPostgres",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -70,14 +70,14 @@ public enum WorkQueue {
     }
 
     /// Whether any event still waits for an outcome.
-    public static func isEmpty(on client: PostgresClient, logger: Logger) async throws -> Bool {
-        try await client.query("SELECT NOT EXISTS (SELECT 1 FROM actiond.queue)", logger: logger)
+    public static func isEmpty(on connection: PostgresConnection, logger: Logger) async throws -> Bool {
+        try await connection.query("SELECT NOT EXISTS (SELECT 1 FROM actiond.queue)", logger: logger)
             .collect().first?.decode(Bool.self) ?? true
     }
 
     /// Pending events and the age of the oldest, in seconds.
-    public static func depth(on client: PostgresClient, logger: Logger) async throws -> (events: Int, oldestAgeSeconds: Double) {
-        let row = try await client.query("""
+    public static func depth(on connection: PostgresConnection, logger: Logger) async throws -> (events: Int, oldestAgeSeconds: Double) {
+        let row = try await connection.query("""
             SELECT count(*)::bigint, coalesce(extract(epoch FROM now() - min(e.submitted_at)), 0)::float8
             FROM actiond.queue q JOIN actiond.events e ON e.position = q.position
             """, logger: logger).collect().first

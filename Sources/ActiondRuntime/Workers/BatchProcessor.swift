@@ -16,8 +16,10 @@ struct BatchProcessor: Sendable {
     /// Returns how many events were claimed (0: nothing to do right now).
     func processBatch() async throws -> Int {
         try await client.withConnection { connection in
-            try await connection.transaction(logger: logger) { connection in
-                try await process(on: connection)
+            try await connection.failingWhenClosed {
+                try await connection.transaction(logger: logger) { connection in
+                    try await process(on: connection)
+                }
             }
         }
     }

@@ -57,7 +57,10 @@ public struct WorkerPool: Service {
                     continue
                 }
                 if configuration.drain {
-                    if try await WorkQueue.isEmpty(on: client, logger: logger) { return }
+                    let empty = try await client.withConnection { connection in
+                        try await connection.failingWhenClosed { [logger] in try await WorkQueue.isEmpty(on: connection, logger: logger) }
+                    }
+                    if empty { return }
                     // Others hold the remaining users, or they wait for a retry: look again soon.
                     try await signals.wait(since: generation, timeout: min(configuration.pollInterval, .milliseconds(100)))
                 } else {
@@ -79,7 +82,10 @@ public struct WorkerPool: Service {
 
     private func sampleQueue() async {
         while !Task.isCancelled {
-            if let depth = try? await WorkQueue.depth(on: client, logger: logger) {
+            let depth = try? await client.withConnection { connection in
+                try await connection.failingWhenClosed { [logger] in try await WorkQueue.depth(on: connection, logger: logger) }
+            }
+            if let depth {
                 metrics.queueDepth.record(depth.events)
                 metrics.oldestPendingAge.record(depth.oldestAgeSeconds)
             }

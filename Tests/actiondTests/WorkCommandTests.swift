@@ -1,0 +1,149 @@
+import ActiondPostgres
+import ActiondTestSupport
+import Foundation
+import Logging
+import PostgresNIO
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `actiond work` as a child process: killed, stopped, and outliving a database restart.
+@Suite("actiond work", .timeLimit(.minutes(3)))
+struct WorkCommandTests {
+    static func events(_ count: Int, users: Int, prefix: String) -> String {
+        (0..<count).map { index in
+            #"{"id":"\#(prefix)-\#(index)","type":"meeting.cancelled","user_id":"u\#(index % users)","occurred_at":"2026-11-22T09:30:00Z","data":{"meeting_id":"m"}}"#
+        }.joined(separator: "\n")
+    }
+
+    static func count(_ db: TestDatabase, _ table: String) async throws -> Int {
+        try await db.scalar("SELECT count(*) FROM actiond.\(unescaped: table)", as: Int.self)
+    }
+
+    /// Every event has one outcome; the workers' effect (user_progress) counted each once.
+    static func expectExactlyOnce(_ db: TestDatabase, events expected: Int) async throws {
+        let row = try await db.client.query("""
+            SELECT (SELECT count(*) FROM actiond.events), (SELECT count(*) FROM actiond.outcomes),
+                   (SELECT count(*) FROM actiond.queue), (SELECT count(*) FROM actiond.user_queues),
+                   (SELECT coalesce(sum(processed_events), 0)::bigint FROM actiond.user_progress),
+                   (SELECT count(*) FROM actiond.user_progress p
+                    WHERE p.processed_events <> (SELECT count(*) FROM actiond.events e WHERE e.user_id = p.user_id)
+                       OR p.last_position <> (SELECT max(position) FROM actiond.events e WHERE e.user_id = p.user_id))
+            """, logger: db.logger).collect().first!
+        let (events, outcomes, queued, users, processed, usersOff) = try row.decode((Int, Int, Int, Int, Int, Int).self)
+        #expect(events == expected)
+        #expect(outcomes == events, "one outcome per event")
+        #expect(queued == 0 && users == 0, "nothing left in the queue")
+        #expect(processed == events, "no effect applied twice or lost")
+        #expect(usersOff == 0, "each user's progress matches their events")
+    }
+
+    @Test func sigkillAtAnyMomentLosesNothingAndDoublesNothing() async throws {
+        try await TestDatabase.with { db in
+            let submitted = try await ActiondProcess.run(["submit", "-"], database: db.url, input: Self.events(30_000, users: 300, prefix: "a"))
+            #expect(submitted.status == 0, "\(submitted.standardError)")
+            var killedMidway = 0
+            var more = 0
+            for round in 0..<5 {
+                let before = try await Self.count(db, "outcomes")
+                let worker = try ActiondProcess.start(["work", "--concurrency", "4", "--batch-size", "200"], database: db.url)
+                // Under load: more events arrive while it works.
+                let extra = try await ActiondProcess.run(["submit", "-"], database: db.url, input: Self.events(1000, users: 50, prefix: "r\(round)"))
+                #expect(extra.status == 0)
+                more += 1000
+                // Let it make progress, then kill it at an arbitrary moment mid-batch.
+                while try await Self.count(db, "outcomes") == before { try await Task.sleep(for: .milliseconds(5)) }
+                try await Task.sleep(for: .milliseconds(Int.random(in: 0...150)))
+                worker.send(SIGKILL)
+                let ended = try await worker.exit()
+                #expect(ended.status == 128 + SIGKILL)
+                let after = try await Self.count(db, "outcomes")
+                if after > before && after < 30_000 + more { killedMidway += 1 }
+            }
+            #expect(killedMidway >= 3, "the worker was killed while it still had work")
+            let finish = try await ActiondProcess.run(["work", "--drain"], database: db.url)
+            #expect(finish.status == 0, "\(finish.standardError)")
+            try await Self.expectExactlyOnce(db, events: 30_000 + more)
+        }
+    }
+
+    @Test func sigtermFinishesInFlightWorkAndExitsZero() async throws {
+        try await TestDatabase.with { db in
+            _ = try await ActiondProcess.run(["submit", "-"], database: db.url, input: Self.events(20_000, users: 200, prefix: "t"))
+            let worker = try ActiondProcess.start(["work", "--concurrency", "2", "--batch-size", "100"], database: db.url)
+            while try await Self.count(db, "outcomes") == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            let stopping = ContinuousClock.now
+            worker.send(SIGTERM)
+            let ended = try await worker.exit()
+            #expect(ended.status == 0, "\(ended.standardError)")
+            #expect(stopping.duration(to: .now) < .seconds(10))
+            // Nothing is half done: whatever was not committed is still queued.
+            let outcomes = try await Self.count(db, "outcomes")
+            let queued = try await Self.count(db, "queue")
+            #expect(outcomes + queued == 20_000)
+            _ = try await ActiondProcess.run(["work", "--drain"], database: db.url)
+            try await Self.expectExactlyOnce(db, events: 20_000)
+        }
+    }
+
+    @Test func deadLettersCommandNamesWhatItDid() async throws {
+        try await TestDatabase.with { db in
+            let none = try await ActiondProcess.run(["dead-letters", "retry", "no-such-event"], database: db.url)
+            #expect(none.status == 1 && none.standardOutput.contains("no matching dead letter"))
+            let both = try await ActiondProcess.run(["dead-letters", "retry", "x", "--all"], database: db.url)
+            #expect(both.status != 0 && both.standardError.contains("give an event id or position, or --all"))
+            let all = try await ActiondProcess.run(["dead-letters", "discard", "--all"], database: db.url)
+            #expect(all.status == 0 && all.standardOutput.contains("no matching dead letter"))
+        }
+    }
+}
+
+/// A worker outliving a restart of its PostgreSQL server (a cluster of the test's own).
+@Suite("actiond work across a database restart", .timeLimit(.minutes(3)))
+struct WorkRestartTests {
+    @Test func workersRecoverByThemselvesWhenPostgreSQLRestarts() async throws {
+        let directory = "/var/tmp/actiond-restart-\(UUID().uuidString.prefix(8))"
+        let cluster = try EmbeddedCluster.locate(directory: directory)
+        defer {
+            _ = try? cluster.stop()
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+        var logger = Logger(label: "actiond.tests")
+        logger.logLevel = .warning
+        let url = try await cluster.start(logger: logger)
+        _ = try await ActiondProcess.run(["migrate"], database: url)
+        _ = try await ActiondProcess.run(["submit", "-"], database: url, input: WorkCommandTests.events(20_000, users: 100, prefix: "before"))
+
+        let worker = try ActiondProcess.start(["work", "--concurrency", "4", "--batch-size", "100", "--poll-interval", "1"], database: url)
+        let done = { () async throws -> Int in
+            try await PostgresClient.withClient(url, maximumConnections: 1, logger: logger) { client in
+                try await client.query("SELECT count(*) FROM actiond.outcomes", logger: logger).collect().first!.decode(Int.self)
+            }
+        }
+        while try await done() == 0 { try await Task.sleep(for: .milliseconds(10)) }
+
+        try cluster.stop()
+        try await Task.sleep(for: .seconds(1))
+        let restarted = try await cluster.start(logger: logger)
+        #expect(restarted.port == url.port, "the cluster keeps its port")
+        _ = try await ActiondProcess.run(["submit", "-"], database: url, input: WorkCommandTests.events(2_000, users: 100, prefix: "after"))
+
+        let deadline = ContinuousClock.now.advanced(by: .seconds(60))
+        while try await done() < 22_000 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        worker.send(SIGTERM)
+        let ended = try await worker.exit()
+        #expect(ended.status == 0, "\(ended.standardError.suffix(3000))")
+        #expect(ended.standardError.contains("batch failed") || ended.standardError.contains("lost its connection"),
+                "the outage was noticed and logged")
+        try await PostgresClient.withClient(url, maximumConnections: 1, logger: logger) { client in
+            let row = try await client.query("""
+                SELECT (SELECT count(*) FROM actiond.events), (SELECT count(*) FROM actiond.outcomes),
+                       (SELECT count(*) FROM actiond.queue),
+                       (SELECT coalesce(sum(processed_events), 0)::bigint FROM actiond.user_progress)
+                """, logger: logger).collect().first!
+            let (events, outcomes, queued, processed) = try row.decode((Int, Int, Int, Int).self)
+            #expect(events == 22_000 && outcomes == 22_000 && queued == 0 && processed == 22_000)
+        }
+    }
+}
