@@ -62,9 +62,9 @@ public struct WorkerPool: Service {
                     }
                     if empty { return }
                     // Others hold the remaining users, or they wait for a retry: look again soon.
-                    try await signals.wait(since: generation, timeout: min(configuration.pollInterval, .milliseconds(100)))
+                    await signals.wait(since: generation, timeout: min(configuration.pollInterval, .milliseconds(100)))
                 } else {
-                    try await signals.wait(since: generation, timeout: configuration.pollInterval)
+                    await signals.wait(since: generation, timeout: configuration.pollInterval)
                 }
                 errorDelay = .milliseconds(100)
             } catch is CancellationError {
