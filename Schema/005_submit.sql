@@ -225,8 +225,7 @@ language plpgsql volatile as $$
 declare
     codes text[];
     messages text[];
-    inserted_ordinals integer[];
-    inserted_positions bigint[];
+    stored_positions bigint[];
 begin
     -- 1. Validate every input once.
     select array_agg(p.code order by i.n), array_agg(p.message order by i.n)
@@ -263,12 +262,15 @@ begin
         select distinct ins.user_id from inserted ins order by 1
         on conflict (user_id) do update set user_id = excluded.user_id
     )
-    select array_agg(c.n), array_agg(ins.position)
-    into inserted_ordinals, inserted_positions
-    from inserted ins join candidates c on c.e ->> 'id' = ins.id;
+    -- One position per input, in input order: 0 where nothing was stored for it.
+    select array_agg(coalesce(stored.position, 0) order by i.n)
+    into stored_positions
+    from unnest(events) with ordinality as i(e, n)
+    left join (select c.n, ins.position from inserted ins join candidates c on c.e ->> 'id' = ins.id) stored
+           on stored.n = i.n;
 
     -- Wake idle workers when this transaction commits (one notification per transaction).
-    if inserted_ordinals is not null then
+    if stored_positions is not null and 0 < any(stored_positions) then
         perform pg_notify('actiond_wakeup', '');
     end if;
 
@@ -294,10 +296,15 @@ begin
                    'id: "' || (i.e ->> 'id') || '" was already submitted with different content (position '
                    || coalesce(prior.position::text, '?') || '); an id is an idempotency key and cannot be reused'
            end
-    from unnest(events, codes, messages) with ordinality as i(e, code, message, n)
-    left join unnest(inserted_ordinals, inserted_positions) as ins(n, p) on ins.n = i.n
-    left join actiond.events prior
-           on i.message is null and ins.p is null and prior.id = i.e ->> 'id'
+    from unnest(events, codes, messages, stored_positions) with ordinality as i(e, code, message, stored, n)
+    cross join lateral (select nullif(i.stored, 0) as p) ins
+    -- Lateral, so the log is probed by its id index only for inputs that were not stored
+    -- (a plain join was planned as a scan of the whole log).
+    left join lateral (
+        select ev.position, ev.type, ev.user_id, ev.occurred_at, ev.data
+        from actiond.events ev
+        where i.message is null and ins.p is null and ev.id = i.e ->> 'id'
+    ) prior on true
     left join lateral (
         select prior.position
         where prior.type = i.e ->> 'type'
