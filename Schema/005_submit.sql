@@ -219,9 +219,14 @@ begin
 end
 $$;
 
+-- force_custom_plan: the statements below are planned for the batch at hand. A cached
+-- generic plan cannot see the array sizes, estimates one row each, and joins 1,000 inserted
+-- rows to 1,000 candidates by nested loop (measured: 186 of 212 ms of a 1,000-event batch).
 create function actiond.submit_many(events jsonb[])
 returns table (ordinal integer, status text, "position" bigint, error_code text, error_message text)
-language plpgsql volatile as $$
+language plpgsql volatile
+set plan_cache_mode = force_custom_plan
+as $$
 declare
     codes text[];
     messages text[];
@@ -237,7 +242,7 @@ begin
     --    input order), unless the id is already in the log. ON CONFLICT waits for a
     --    concurrent transaction inserting the same id, so a duplicate is never stored twice.
     with candidates as (
-        select distinct on (i.e ->> 'id') i.n::integer as n, i.e
+        select distinct on (i.e ->> 'id') i.n::integer as n, i.e ->> 'id' as id, i.e
         from unnest(events, messages) with ordinality as i(e, message, n)
         where i.message is null
         order by i.e ->> 'id', i.n
@@ -266,7 +271,7 @@ begin
     select array_agg(coalesce(stored.position, 0) order by i.n)
     into stored_positions
     from unnest(events) with ordinality as i(e, n)
-    left join (select c.n, ins.position from inserted ins join candidates c on c.e ->> 'id' = ins.id) stored
+    left join (select c.n, ins.position from inserted ins join candidates c on c.id = ins.id) stored
            on stored.n = i.n;
 
     -- Wake idle workers when this transaction commits (one notification per transaction).
