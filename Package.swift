@@ -20,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         // Pure domain: categories, events, validation, handlers, state machines. No I/O.
@@ -89,7 +90,10 @@ let package = Package(
         ),
         .testTarget(
             name: "ActiondDomainTests",
-            dependencies: ["ActiondDomain"],
+            dependencies: [
+                "ActiondDomain",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

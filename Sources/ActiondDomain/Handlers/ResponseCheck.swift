@@ -1,0 +1,74 @@
+import Foundation
+
+/// What a response turned out to be, once checked against its notification and category.
+public enum RespondedAction: Sendable, Hashable {
+    /// The person opened the notification (the default action).
+    case opened
+    /// The person dismissed it (only for categories with customDismissAction).
+    case dismissed
+    /// A button of the category; `text` for a text input action.
+    case action(NotificationAction, text: String?)
+}
+
+/// The checks every response goes through before its category's handler sees it.
+public enum ResponseCheck: Sendable, Hashable {
+    /// Its notification is not recorded yet; set it aside (it must not block the user's later
+    /// events) and check again when the notification is recorded or at `until`.
+    case hold(until: Date)
+    case reject(RejectionReason)
+    case proceed(RespondedAction)
+}
+
+/// Limits of the response checks.
+public struct ResponseRules: Sendable, Hashable {
+    /// How long a response may wait for a notification it arrived before (default 10 minutes).
+    public var holdWindow: Duration
+    /// Longest text a reply may have, in characters (default 4000).
+    public var maximumTextLength: Int
+
+    public init(holdWindow: Duration = .seconds(600), maximumTextLength: Int = 4000) {
+        self.holdWindow = holdWindow
+        self.maximumTextLength = maximumTextLength
+    }
+
+    /// Checks `response` from `userID`, submitted at `submittedAt`, at `now`, against the
+    /// notification it answers (nil when not recorded) and that notification's category.
+    public func check(
+        _ response: NotificationResponse, from userID: String, submittedAt: Date, now: Date,
+        notification: SentNotification?, category: NotificationCategory?
+    ) -> ResponseCheck {
+        guard let notification else {
+            let deadline = submittedAt.addingTimeInterval(holdWindow.seconds)
+            return now < deadline ? .hold(until: deadline) : .reject(.unknownNotification)
+        }
+        guard notification.userID == userID else { return .reject(.notYourNotification) }
+        guard let category else { return .reject(.unknownAction) }
+        switch response.action {
+        case SystemActionIdentifier.defaultAction.rawValue:
+            return response.text == nil ? .proceed(.opened) : .reject(.invalidText)
+        case SystemActionIdentifier.dismissAction.rawValue:
+            guard category.delivesDismiss else { return .reject(.dismissNotEnabled) }
+            return response.text == nil ? .proceed(.dismissed) : .reject(.invalidText)
+        default:
+            guard let action = category.action(response.action) else { return .reject(.unknownAction) }
+            if action.requiresAuthentication && response.locked { return .reject(.authenticationRequired) }
+            guard action.textInput != nil else {
+                return response.text == nil ? .proceed(.action(action, text: nil)) : .reject(.invalidText)
+            }
+            guard let text = response.text, isValidText(text) else { return .reject(.invalidText) }
+            return .proceed(.action(action, text: text))
+        }
+    }
+
+    /// Non-empty (not only white space), at most `maximumTextLength` characters, no NUL.
+    public func isValidText(_ text: String) -> Bool {
+        !text.allSatisfy(\.isWhitespace) && text.count <= maximumTextLength && !text.unicodeScalars.contains("\0")
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a floating-point number.
+    public var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}

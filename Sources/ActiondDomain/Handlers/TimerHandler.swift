@@ -1,0 +1,108 @@
+import Foundation
+
+/// The state of an expired timer (the report_timers row).
+public enum TimerPhase: String, Sendable, Hashable, Codable {
+    case expired, snoozed, stopped
+}
+
+/// A timer and every Snooze / Stop given for it. The state is computed from the responses in
+/// device-time order, so it depends only on the set of responses, not on their arrival order.
+public struct TimerState: Sendable, Hashable, Codable {
+    public enum Kind: String, Sendable, Hashable, Codable { case snooze, stop }
+
+    public struct Response: Sendable, Hashable, Codable {
+        public var kind: Kind
+        public var at: DeviceStamp
+    }
+
+    public var timerID: String
+    public var userID: String
+    public var snoozeSeconds: Int
+    public var maxSnoozes: Int
+    public private(set) var responses: [Response] = []
+
+    public init(timerID: String, userID: String, snoozeSeconds: Int = 540, maxSnoozes: Int = 10) {
+        self.timerID = timerID
+        self.userID = userID
+        self.snoozeSeconds = snoozeSeconds
+        self.maxSnoozes = maxSnoozes
+    }
+
+    /// The responses applied in device-time order: what the timer looks like now, and the
+    /// verdict on each response.
+    public struct Fold: Sendable, Hashable {
+        public var phase: TimerPhase = .expired
+        public var firesAt: Date?
+        public var snoozeCount = 0
+        public var verdicts: [DeviceStamp: EventOutcome] = [:]
+
+        public init(phase: TimerPhase = .expired, firesAt: Date? = nil, snoozeCount: Int = 0, verdicts: [DeviceStamp: EventOutcome] = [:]) {
+            self.phase = phase
+            self.firesAt = firesAt
+            self.snoozeCount = snoozeCount
+            self.verdicts = verdicts
+        }
+    }
+
+    public var fold: Fold {
+        var fold = Fold()
+        for response in responses.sorted(by: { $0.at < $1.at }) {
+            if fold.phase == .stopped {
+                fold.verdicts[response.at] = .rejected(.timerStopped)
+                continue
+            }
+            switch response.kind {
+            case .snooze where fold.snoozeCount >= maxSnoozes:
+                fold.verdicts[response.at] = .rejected(.snoozeLimit)
+            case .snooze:
+                fold.snoozeCount += 1
+                fold.phase = .snoozed
+                fold.firesAt = response.at.occurredAt.addingTimeInterval(Double(snoozeSeconds))
+                fold.verdicts[response.at] = .applied
+            case .stop:
+                fold.phase = .stopped
+                fold.firesAt = nil
+                fold.verdicts[response.at] = .applied
+            }
+        }
+        return fold
+    }
+
+    mutating func record(_ response: Response) {
+        responses.append(response)
+    }
+}
+
+/// TIMER_EXPIRED: Snooze (fires again after snooze_seconds, up to max_snoozes) and Stop.
+public enum TimerHandler {
+    /// SNOOZE_ACTION snoozes, STOP_ACTION stops; other buttons change nothing.
+    public static func kind(for action: String) -> TimerState.Kind? {
+        switch action {
+        case "SNOOZE_ACTION": .snooze
+        case "STOP_ACTION": .stop
+        default: nil
+        }
+    }
+
+    /// A TIMER_EXPIRED notification was sent: the timer exists (expired) if it did not.
+    public static func sent(_ timer: TimerState?, timerID: String, userID: String, settings: [String: Int]) -> Decision<TimerState> {
+        if let timer { return Decision(.applied, timer) }
+        let timer = TimerState(timerID: timerID, userID: userID,
+                               snoozeSeconds: settings["snooze_seconds"] ?? 540, maxSnoozes: settings["max_snoozes"] ?? 10)
+        return Decision(.applied, timer, [.timerExpired(timerID: timerID, userID: userID,
+                                                        snoozeSeconds: timer.snoozeSeconds, maxSnoozes: timer.maxSnoozes)])
+    }
+
+    /// A checked response: Snooze and Stop join the timer's responses; the verdict is the
+    /// response's place in device-time order (a snooze after a stop is rejected timer_stopped,
+    /// one past max_snoozes snooze_limit). Opening the notification changes nothing.
+    public static func respond(_ action: RespondedAction, at stamp: DeviceStamp, to timer: TimerState) -> Decision<TimerState> {
+        guard case .action(let button, _) = action, let kind = kind(for: button.identifier) else { return Decision(.applied, timer) }
+        var next = timer
+        next.record(TimerState.Response(kind: kind, at: stamp))
+        let outcome = next.fold.verdicts[stamp] ?? .applied
+        guard outcome == .applied else { return Decision(outcome, next) }
+        let event: DomainEvent = kind == .stop ? .timerStopped(timerID: timer.timerID, at: stamp) : .timerSnoozed(timerID: timer.timerID, at: stamp)
+        return Decision(.applied, next, [event])
+    }
+}

@@ -1,0 +1,53 @@
+import ActiondDomain
+import Foundation
+import Testing
+
+@Suite("Response checks")
+struct ResponseCheckTests {
+    let rules = ResponseRules()
+
+    func check(_ response: NotificationResponse, user: String = "ana", category: String = "MEETING_INVITATION",
+               notification: SentNotification?? = .none, now: Date = Fixtures.at(1)) -> ResponseCheck {
+        let sent = notification ?? Fixtures.notification(category)
+        return rules.check(response, from: user, submittedAt: Fixtures.epoch, now: now,
+                           notification: sent, category: sent.flatMap { Fixtures.registry.category($0.category) })
+    }
+
+    @Test func aResponseBeforeItsNotificationIsHeldThenRejectedAfterTheWindow() {
+        let response = NotificationResponse(requestID: "req-9", action: "ACCEPT_ACTION")
+        #expect(check(response, notification: .some(nil), now: Fixtures.at(599)) == .hold(until: Fixtures.at(600)))
+        #expect(check(response, notification: .some(nil), now: Fixtures.at(600)) == .reject(.unknownNotification))
+        let short = ResponseRules(holdWindow: .seconds(1))
+        #expect(short.check(response, from: "ana", submittedAt: Fixtures.epoch, now: Fixtures.at(2), notification: nil, category: nil) == .reject(.unknownNotification))
+    }
+
+    @Test func eachReasonCode() {
+        #expect(check(NotificationResponse(requestID: "req-1", action: "ACCEPT_ACTION"), user: "bob") == .reject(.notYourNotification))
+        #expect(check(NotificationResponse(requestID: "req-1", action: "SNOOZE_ACTION")) == .reject(.unknownAction), "an action of another category")
+        #expect(check(NotificationResponse(requestID: "req-1", action: "accept_action")) == .reject(.unknownAction), "identifiers are case-sensitive")
+        #expect(check(NotificationResponse(requestID: "req-1", action: SystemActionIdentifier.dismissAction.rawValue), category: "MESSAGE") == .reject(.dismissNotEnabled))
+        #expect(check(NotificationResponse(requestID: "req-1", action: "ACCEPT_ACTION", locked: true)) == .reject(.authenticationRequired))
+        #expect(check(NotificationResponse(requestID: "req-1", action: "ACCEPT_ACTION", text: "yes")) == .reject(.invalidText), "text on a non-text action")
+        #expect(check(NotificationResponse(requestID: "req-1", action: SystemActionIdentifier.defaultAction.rawValue, text: "x")) == .reject(.invalidText))
+    }
+
+    @Test func acceptedResponses() {
+        #expect(check(NotificationResponse(requestID: "req-1", action: "DECLINE_ACTION", locked: true)) == .proceed(Fixtures.action("MEETING_INVITATION", "DECLINE_ACTION")),
+                "only authenticationRequired actions need an unlocked device")
+        #expect(check(NotificationResponse(requestID: "req-1", action: SystemActionIdentifier.defaultAction.rawValue)) == .proceed(.opened))
+        #expect(check(NotificationResponse(requestID: "req-1", action: SystemActionIdentifier.dismissAction.rawValue)) == .proceed(.dismissed))
+    }
+
+    @Test(arguments: [
+        (nil, false), ("", false), ("   \n", false), ("a\u{0}b", false),
+        (String(repeating: "x", count: 4001), false), (String(repeating: "é", count: 4000), true), ("See you at 12:30", true),
+    ] as [(String?, Bool)])
+    func replyText(_ text: String?, _ valid: Bool) {
+        let answer = check(NotificationResponse(requestID: "req-1", action: "REPLY_ACTION", text: text), category: "MESSAGE")
+        if valid {
+            #expect(answer == .proceed(Fixtures.action("MESSAGE", "REPLY_ACTION", text: text)))
+        } else {
+            #expect(answer == .reject(.invalidText))
+        }
+    }
+}
