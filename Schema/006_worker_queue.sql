@@ -92,7 +92,7 @@ begin
     where q.position = r.position;
 
     update actiond.user_queues u
-    set run_at = now() + make_interval(secs => r.delay_ms / 1000.0)
+    set run_at = clock_timestamp() + make_interval(secs => r.delay_ms / 1000.0)
     from unnest(retry_positions, retry_delays_ms) as r(position, delay_ms)
     join actiond.queue q on q.position = r.position
     where u.user_id = q.user_id;
@@ -123,7 +123,7 @@ begin
     ), users as (
         insert into actiond.user_queues as uq (user_id)
         select distinct q.user_id from queued q order by 1
-        on conflict (user_id) do update set run_at = least(uq.run_at, now())
+        on conflict (user_id) do update set user_id = excluded.user_id  -- a user in backoff stays in backoff
     )
     select q.position from queued q order by q.position;
     perform pg_notify('actiond_wakeup', '');

@@ -3,46 +3,87 @@ import Synchronization
 
 extension PostgresConnection {
     /// Runs `body`, but gives up with `ConnectionClosedError` as soon as this connection is
-    /// closed (the server restarted, the network dropped).
+    /// closed (the server restarted, the network dropped). With `closeOnCancel`, cancelling the
+    /// calling task closes the connection (rolling back an open transaction) and returns once
+    /// it is closed; without, cancellation only reaches `body` (enough for a LISTEN loop).
     ///
     /// Why: in postgres-nio 1.33.2 a query written to a connection whose channel has already
     /// closed is never completed (the write fails with `promise: nil`, so the query's promise is
-    /// left pending), and awaiting it ignores cancellation. Seen here: a worker's loop hung
-    /// forever after PostgreSQL restarted between two statements of its transaction. The body
-    /// runs in an unstructured task so that we can walk away from such a query; a watchdog
+    /// left pending), and awaiting a query ignores task cancellation. Seen here: a worker's loop
+    /// hung forever after PostgreSQL restarted between two statements of its transaction. The
+    /// body runs in an unstructured task so that we can walk away from such a query; a watchdog
     /// looks at the connection every 100 ms while the body runs.
     package func failingWhenClosed<Result: Sendable>(
+        closeOnCancel: Bool = true,
         _ body: @escaping @Sendable () async throws -> Result
     ) async throws -> Result {
         guard !isClosed else { throw ConnectionClosedError() }
         let finished = Once()
-        return try await withCheckedThrowingContinuation { continuation in
-            let resume: @Sendable (Swift.Result<Result, any Error>) -> Bool = { result in
-                let first = finished.claim()
-                if first { continuation.resume(with: result) }
-                return first
-            }
-            let work = Task {
-                do { _ = resume(.success(try await body())) } catch { _ = resume(.failure(error)) }
-            }
-            Task { [self] in
-                while !finished.isDone {
-                    if isClosed {
-                        if resume(.failure(ConnectionClosedError())) { work.cancel() }
-                        return
-                    }
-                    try? await Task.sleep(for: .milliseconds(100))
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let resume: @Sendable (Swift.Result<Result, any Error>) -> Bool = { result in
+                    let first = finished.claim()
+                    if first { continuation.resume(with: result) }
+                    return first
                 }
+                finished.work = Task {
+                    do { _ = resume(.success(try await body())) } catch { _ = resume(.failure(error)) }
+                }
+                Task { [self] in
+                    while !finished.isDone {
+                        if isClosed {
+                            if resume(.failure(ConnectionClosedError())) { finished.work?.cancel() }
+                            return
+                        }
+                        try? await Task.sleep(for: .milliseconds(100))
+                    }
+                }
+                guard closeOnCancel else { return }
+                let cancel: @Sendable () -> Void = { [self] in
+                    // Queries ignore cancellation; closing the connection ends them and rolls
+                    // back. Resume only once closed, so the pool never lends it out half-closed.
+                    let closing: EventLoopFuture<Void> = self.close()
+                    closing.whenComplete { _ in _ = resume(.failure(CancellationError())) }
+                }
+                finished.onCancel = cancel
+                if finished.cancelled { cancel() }
             }
+        } onCancel: {
+            finished.cancel()
+            finished.work?.cancel()
         }
     }
 }
 
-/// True once, for the first caller of `claim()`.
+/// Resumes a continuation once, and remembers a cancellation that came before the
+/// continuation existed.
 private final class Once: Sendable {
     private let done = Atomic<Bool>(false)
+    private let state = Mutex<(cancelled: Bool, onCancel: (@Sendable () -> Void)?)>((false, nil))
+    private let task = Mutex<Task<Void, Never>?>(nil)
+
+    /// The task running the body.
+    var work: Task<Void, Never>? {
+        get { task.withLock { $0 } }
+        set { task.withLock { $0 = newValue } }
+    }
+
     var isDone: Bool { done.load(ordering: .acquiring) }
     func claim() -> Bool { !done.exchange(true, ordering: .acquiringAndReleasing) }
+
+    var cancelled: Bool { state.withLock { $0.cancelled } }
+    var onCancel: (@Sendable () -> Void)? {
+        get { state.withLock { $0.onCancel } }
+        set { state.withLock { $0.onCancel = newValue } }
+    }
+
+    func cancel() {
+        let handler = state.withLock { state in
+            state.cancelled = true
+            return state.onCancel
+        }
+        handler?()
+    }
 }
 
 /// The connection closed under a statement: nothing of its transaction was committed.

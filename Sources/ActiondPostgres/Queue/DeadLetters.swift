@@ -25,12 +25,15 @@ public enum DeadLetters {
             .collect().map { try $0.decode(Int64.self) }
     }
 
-    /// nil for all; else the positions of the events with that id, or at that position.
+    /// nil for all; else the event with that id, or, when no event has that id, the one at
+    /// that position.
     private static func resolve(_ selection: Selection, on client: PostgresClient, logger: Logger) async throws -> [Int64]? {
         guard case .event(let key) = selection else { return nil }
         let asPosition = Int64(key) ?? -1
-        return try await client.query(
-            "SELECT position FROM actiond.events WHERE id = \(key) OR position = \(asPosition)", logger: logger)
-            .collect().map { try $0.decode(Int64.self) }
+        return try await client.query("""
+            SELECT coalesce((SELECT position FROM actiond.events WHERE id = \(key)),
+                            (SELECT position FROM actiond.events WHERE position = \(asPosition)))
+            """, logger: logger)
+            .collect().compactMap { try $0.decode(Int64?.self) }
     }
 }

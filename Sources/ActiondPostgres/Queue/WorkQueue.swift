@@ -77,9 +77,12 @@ public enum WorkQueue {
 
     /// Pending events and the age of the oldest, in seconds.
     public static func depth(on connection: PostgresConnection, logger: Logger) async throws -> (events: Int, oldestAgeSeconds: Double) {
+        // The oldest pending event is the one with the smallest position (positions follow
+        // submission), found through the primary key rather than a join of the whole backlog.
         let row = try await connection.query("""
-            SELECT count(*)::bigint, coalesce(extract(epoch FROM now() - min(e.submitted_at)), 0)::float8
-            FROM actiond.queue q JOIN actiond.events e ON e.position = q.position
+            SELECT (SELECT count(*) FROM actiond.queue)::bigint,
+                   coalesce(extract(epoch FROM now() - (SELECT e.submitted_at FROM actiond.events e
+                       WHERE e.position = (SELECT min(position) FROM actiond.queue))), 0)::float8
             """, logger: logger).collect().first
         let (count, age) = try row?.decode((Int, Double).self) ?? (0, 0)
         return (count, age)

@@ -38,7 +38,23 @@ public struct EventSubmitter: Sendable {
         }
     }
 
+    /// One statement; retried when PostgreSQL ends it as a deadlock or serialization failure
+    /// (two batches holding the same new ids in opposite orders). Nothing of a failed attempt
+    /// was stored, and a retry is idempotent.
     private func submitBatch(_ events: [String]) async throws -> [SubmitResult] {
+        var attempt = 1
+        while true {
+            do {
+                return try await submitBatchOnce(events)
+            } catch let error as PSQLError where attempt < 5 && ["40P01", "40001"].contains(error.serverInfo?[.sqlState] ?? "") {
+                logger.notice("submit batch retried after a deadlock", metadata: ["attempt": "\(attempt)"])
+                try await Task.sleep(for: .milliseconds(Int.random(in: 5...50) * attempt))
+                attempt += 1
+            }
+        }
+    }
+
+    private func submitBatchOnce(_ events: [String]) async throws -> [SubmitResult] {
         let rows = try await client.query(
             "SELECT status, position, error_code, error_message FROM actiond.submit_many(\(events)::text[]::jsonb[])",
             logger: logger)

@@ -18,11 +18,12 @@ struct WakeUpListener: Sendable {
         while !Task.isCancelled {
             do {
                 try await client.withConnection { connection in
-                    try await connection.listen(on: Self.channel) { notifications in
-                        delay = .milliseconds(100)
-                        signals.wake()
-                        for try await _ in notifications {
+                    try await connection.failingWhenClosed(closeOnCancel: false) { [signals] in
+                        try await connection.listen(on: Self.channel) { notifications in
                             signals.wake()
+                            for try await _ in notifications {
+                                signals.wake()
+                            }
                         }
                     }
                 }
@@ -32,7 +33,7 @@ struct WakeUpListener: Sendable {
                                metadata: [LogKey.error: "\(String(reflecting: error))", LogKey.delay: "\(delay)"])
             }
             do { try await Task.sleep(for: delay) } catch { return }
-            delay = min(delay * 2, .seconds(5))
+            delay = min(delay * 2, .seconds(5))  // a listener that stays up resets nothing: reconnects are rare
         }
     }
 }

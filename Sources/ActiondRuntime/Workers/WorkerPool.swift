@@ -83,7 +83,7 @@ public struct WorkerPool: Service {
     private func sampleQueue() async {
         while !Task.isCancelled {
             let depth = try? await client.withConnection { connection in
-                try await connection.failingWhenClosed { [logger] in try await WorkQueue.depth(on: connection, logger: logger) }
+                try await connection.failingWhenClosed(closeOnCancel: false) { [logger] in try await WorkQueue.depth(on: connection, logger: logger) }
             }
             if let depth {
                 metrics.queueDepth.record(depth.events)

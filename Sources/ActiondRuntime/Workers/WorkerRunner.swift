@@ -20,8 +20,15 @@ public enum WorkerRunner {
             _ = try await Migrator(client: client, logger: logger).migrate()
         }
         // One connection per loop, one for the listener, one for the sampler.
-        let client = PostgresClient(configuration: url.clientConfiguration(maximumConnections: configuration.concurrency + 2),
-                                    backgroundLogger: logger)
+        var clientConfiguration = url.clientConfiguration(maximumConnections: configuration.concurrency + 2)
+        // A worker whose host vanishes (no FIN, no RST) must not keep its users locked until
+        // TCP notices hours later: the server ends a transaction idle for a minute, and probes
+        // a silent client after 30 s.
+        clientConfiguration.options.additionalStartupParameters = [
+            ("idle_in_transaction_session_timeout", "60s"),
+            ("tcp_keepalives_idle", "30"), ("tcp_keepalives_interval", "10"), ("tcp_keepalives_count", "3"),
+        ]
+        let client = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
         let pool = WorkerPool(client: client, handler: handler, configuration: configuration, logger: logger)
         var group = ServiceGroupConfiguration(
             services: [

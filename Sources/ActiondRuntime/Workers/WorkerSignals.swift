@@ -4,10 +4,16 @@ import Synchronization
 /// What the pool's tasks share: a wake-up generation bumped by notifications, the stop flag
 /// set on graceful shutdown, and the idle loops waiting for either.
 final class WorkerSignals: Sendable {
+    private enum Waiter {
+        case waiting(CheckedContinuation<Void, Never>)
+        /// Resumed, or given up (timed out) before it could register.
+        case done
+    }
+
     private struct State {
         var generation = 0
         var stopping = false
-        var waiters: [UUID: CheckedContinuation<Void, Never>] = [:]
+        var waiters: [UUID: Waiter] = [:]
     }
 
     private let state = Mutex(State())
@@ -17,23 +23,28 @@ final class WorkerSignals: Sendable {
 
     /// Wakes every waiting loop.
     func wake() {
-        let waiters = state.withLock { state in
-            state.generation += 1
-            defer { state.waiters.removeAll() }
-            return state.waiters.values
-        }
-        for waiter in waiters { waiter.resume() }
+        resumeAll { _ in }
     }
 
     /// Stops the loops: they finish their batch and return.
     func stop() {
-        let waiters = state.withLock { state in
-            state.stopping = true
+        resumeAll { $0.stopping = true }
+    }
+
+    private func resumeAll(_ change: (inout State) -> Void) {
+        let continuations = state.withLock { state in
+            change(&state)
             state.generation += 1
-            defer { state.waiters.removeAll() }
-            return state.waiters.values
+            var continuations: [CheckedContinuation<Void, Never>] = []
+            for (id, waiter) in state.waiters {
+                if case .waiting(let continuation) = waiter {
+                    continuations.append(continuation)
+                    state.waiters[id] = .done
+                }
+            }
+            return continuations
         }
-        for waiter in waiters { waiter.resume() }
+        for continuation in continuations { continuation.resume() }
     }
 
     /// Returns when woken after `generation` was read, when `timeout` passes, or on stop.
@@ -42,19 +53,40 @@ final class WorkerSignals: Sendable {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 await withCheckedContinuation { continuation in
-                    let alreadyWoken = self.state.withLock { state in
-                        guard state.generation == generation && !state.stopping else { return true }
-                        state.waiters[id] = continuation
+                    let resumeNow = self.state.withLock { state in
+                        if case .done = state.waiters[id] {
+                            state.waiters[id] = nil  // timed out before registering
+                            return true
+                        }
+                        guard state.generation == generation && !state.stopping else {
+                            state.waiters[id] = .done  // resumed at once; the cleanup removes it
+                            return true
+                        }
+                        state.waiters[id] = .waiting(continuation)
                         return false
                     }
-                    if alreadyWoken { continuation.resume() }
+                    if resumeNow { continuation.resume() }
                 }
             }
             group.addTask { try? await Task.sleep(for: timeout) }
             await group.next()
-            // Timed out (or cancelled): release the waiter; woken: stop the timer.
-            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
             group.cancelAll()
+            // Whichever finished first, make the other end: resume a waiting continuation, or
+            // mark the id so a continuation that has not registered yet returns at once.
+            let pending: CheckedContinuation<Void, Never>? = state.withLock { state in
+                switch state.waiters[id] {
+                case .waiting(let continuation):
+                    state.waiters[id] = nil
+                    return continuation
+                case .done:
+                    state.waiters[id] = nil
+                    return nil
+                case nil:
+                    state.waiters[id] = .done
+                    return nil
+                }
+            }
+            pending?.resume()
         }
     }
 }
