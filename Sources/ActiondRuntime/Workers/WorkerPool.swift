@@ -1,6 +1,7 @@
 import ActiondDomain
 import ActiondPostgres
 import Logging
+import CoreMetrics
 import Metrics
 import PostgresNIO
 import ServiceLifecycle
@@ -14,14 +15,17 @@ public struct WorkerPool: Service {
     let handler: any EventHandler
     let configuration: WorkerConfiguration
     let logger: Logger
-    let metrics = WorkerMetrics()
+    let metrics: WorkerMetrics
 
+    /// `metricsFactory`: where the metrics go; by default the bootstrapped metrics system.
     public init(client: PostgresClient, handler: any EventHandler = RecordingHandler(),
-                configuration: WorkerConfiguration = WorkerConfiguration(), logger: Logger) {
+                configuration: WorkerConfiguration = WorkerConfiguration(), logger: Logger,
+                metricsFactory: (any MetricsFactory)? = nil) {
         self.client = client
         self.handler = handler
         self.configuration = configuration
         self.logger = logger
+        self.metrics = metricsFactory.map { WorkerMetrics(factory: $0) } ?? WorkerMetrics()
     }
 
     public func run() async throws {
