@@ -1,6 +1,8 @@
 import ActiondPostgres
 import ActiondRuntime
 import ArgumentParser
+import Logging
+import PostgresNIO
 
 struct DeadLettersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -18,6 +20,21 @@ struct DeadLettersCommand: AsyncParsableCommand {
         }
 
         var selection: DeadLetters.Selection { id.map { .event($0) } ?? .all }
+
+        /// Runs `operation` on the selected dead letters and says what it did; exit status 1
+        /// when a named event is not a dead letter.
+        func run(
+            _ options: GlobalOptions, done: String,
+            _ operation: @escaping (DeadLetters.Selection, PostgresClient, Logger) async throws -> [Int64]
+        ) async throws {
+            let logger = try options.makeLogger()
+            let positions = try await Database.withClient(options.database, logger: logger) { client, _ in
+                _ = try await Migrator(client: client, logger: logger).migrate()
+                return try await operation(selection, client, logger)
+            }
+            print(positions.isEmpty ? "no matching dead letter" : "\(done): \(positions.map(String.init).joined(separator: ", "))")
+            if positions.isEmpty && id != nil { throw ExitCode(1) }
+        }
     }
 
     struct Retry: AsyncParsableCommand {
@@ -26,13 +43,7 @@ struct DeadLettersCommand: AsyncParsableCommand {
         @OptionGroup var target: Target
 
         func run() async throws {
-            let logger = try options.makeLogger()
-            let positions = try await Database.withClient(options.database, logger: logger) { client, _ in
-                _ = try await Migrator(client: client, logger: logger).migrate()
-                return try await DeadLetters.retry(target.selection, on: client, logger: logger)
-            }
-            print(positions.isEmpty ? "no matching dead letter" : "queued again: \(positions.map(String.init).joined(separator: ", "))")
-            if positions.isEmpty && target.id != nil { throw ExitCode(1) }
+            try await target.run(options, done: "queued again") { try await DeadLetters.retry($0, on: $1, logger: $2) }
         }
     }
 
@@ -42,13 +53,7 @@ struct DeadLettersCommand: AsyncParsableCommand {
         @OptionGroup var target: Target
 
         func run() async throws {
-            let logger = try options.makeLogger()
-            let positions = try await Database.withClient(options.database, logger: logger) { client, _ in
-                _ = try await Migrator(client: client, logger: logger).migrate()
-                return try await DeadLetters.discard(target.selection, on: client, logger: logger)
-            }
-            print(positions.isEmpty ? "no matching dead letter" : "discarded: \(positions.map(String.init).joined(separator: ", "))")
-            if positions.isEmpty && target.id != nil { throw ExitCode(1) }
+            try await target.run(options, done: "discarded") { try await DeadLetters.discard($0, on: $1, logger: $2) }
         }
     }
 }

@@ -95,6 +95,21 @@ struct WorkCommandTests {
             #expect(both.status != 0 && both.standardError.contains("give an event id or position, or --all"))
             let all = try await ActiondProcess.run(["dead-letters", "discard", "--all"], database: db.url)
             #expect(all.status == 0 && all.standardOutput.contains("no matching dead letter"))
+
+            // Two events whose handler gave up (set up directly: the record-only handler never fails).
+            _ = try await ActiondProcess.run(["submit", "-"], database: db.url, input: Self.events(2, users: 1, prefix: "dl"))
+            _ = try await ActiondProcess.run(["work", "--drain"], database: db.url)
+            try await db.client.query("UPDATE actiond.outcomes SET outcome = 'dead', last_error = 'boom'", logger: db.logger).drain()
+            let positions = try await db.client.query("SELECT position FROM actiond.events ORDER BY position", logger: db.logger)
+                .collect().map { try $0.decode(Int64.self) }
+            let byID = try await ActiondProcess.run(["dead-letters", "retry", "dl-0"], database: db.url)
+            #expect(byID.status == 0 && byID.standardOutput.contains("queued again: \(positions[0])"), "\(byID.standardOutput)")
+            let byPosition = try await ActiondProcess.run(["dead-letters", "discard", "\(positions[1])"], database: db.url)
+            #expect(byPosition.status == 0 && byPosition.standardOutput.contains("discarded: \(positions[1])"))
+            let drained = try await ActiondProcess.run(["work", "--drain"], database: db.url)
+            #expect(drained.status == 0)
+            let outcomes = try await db.scalar("SELECT string_agg(outcome || coalesce('/' || (discarded_at IS NOT NULL)::text, ''), ',' ORDER BY position) FROM actiond.outcomes", as: String.self)
+            #expect(outcomes == "applied/false,dead/true", "the retried one applied again, the discarded one kept as dead")
         }
     }
 }
