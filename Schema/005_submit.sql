@@ -3,7 +3,10 @@
 --   actiond.submit(event jsonb) returns jsonb
 --       One event, inside the caller's transaction. Returns {"status":"accepted","position":N}
 --       or {"status":"duplicate","position":N}; raises SQLSTATE 22023 (malformed),
---       22007 (bad time) or 23505 (same id, different content) and stores nothing.
+--       22007 (bad time), 23503 (unregistered category) or 23505 (same id, different
+--       content) and stores nothing. It locks the user's queue row until the caller's
+--       transaction ends (that is what keeps a user's events in order): keep such
+--       transactions short, since the user's other submits and processing wait for them.
 --   actiond.submit_many(events jsonb[]) returns table
 --       A batch in one statement (what `actiond submit` uses): one result row per input,
 --       in input order, with status accepted / duplicate / refused. Refused inputs store
@@ -292,9 +295,10 @@ begin
         perform pg_notify('actiond_wakeup', '');
     end if;
 
-    -- 4. One row per input (arrays are zipped with unnest, never subscripted: reading
-    --    element k of a text[] walks the array, which would make a batch quadratic). This statement sees rows committed by concurrent submits since
-    --    step 2 began, so every valid input not stored by step 2 finds its original.
+    -- 4. One row per input. Arrays are zipped with unnest, never subscripted: reading element
+    --    k of a text[] walks the array, which would make a batch quadratic. This statement
+    --    sees rows committed by concurrent submits since step 3 began, so every valid input
+    --    that step 3 did not store finds its original.
     return query
     select i.n::integer,
            case
