@@ -19,16 +19,8 @@ public enum WorkerRunner {
         try await PostgresClient.withClient(url, maximumConnections: 1, logger: logger) { client in
             _ = try await Migrator(client: client, logger: logger).migrate()
         }
-        // One connection per loop, one for the listener, one for the sampler.
-        var clientConfiguration = url.clientConfiguration(maximumConnections: configuration.concurrency + 2)
-        // A worker whose host vanishes (no FIN, no RST) must not keep its users locked until
-        // TCP notices hours later: the server ends a transaction idle for a minute, and probes
-        // a silent client after 30 s.
-        clientConfiguration.options.additionalStartupParameters = [
-            ("idle_in_transaction_session_timeout", "60s"),
-            ("tcp_keepalives_idle", "30"), ("tcp_keepalives_interval", "10"), ("tcp_keepalives_count", "3"),
-        ]
-        let client = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
+        let client = PostgresClient(configuration: clientConfiguration(url, concurrency: configuration.concurrency),
+                                    backgroundLogger: logger)
         let pool = WorkerPool(client: client, handler: handler, configuration: configuration, logger: logger)
         var group = ServiceGroupConfiguration(
             services: [
@@ -45,5 +37,18 @@ public enum WorkerRunner {
             "batch_size": "\(configuration.batchSize)", "drain": "\(configuration.drain)",
         ])
         try await ServiceGroup(configuration: group).run()
+    }
+
+    /// The workers' connection pool: one connection per loop, one for the listener, one for
+    /// the sampler. A worker whose host vanishes (no FIN, no RST) must not keep its users
+    /// locked until TCP notices hours later: the server ends a transaction idle for a minute,
+    /// and probes a silent client after 30 s.
+    public static func clientConfiguration(_ url: DatabaseURL, concurrency: Int) -> PostgresClient.Configuration {
+        var configuration = url.clientConfiguration(maximumConnections: concurrency + 2)
+        configuration.options.additionalStartupParameters = [
+            ("idle_in_transaction_session_timeout", "60s"),
+            ("tcp_keepalives_idle", "30"), ("tcp_keepalives_interval", "10"), ("tcp_keepalives_count", "3"),
+        ]
+        return configuration
     }
 }
