@@ -16,6 +16,7 @@ struct WakeUpListener: Sendable {
     func run() async {
         var delay = Duration.milliseconds(100)
         while !Task.isCancelled {
+            let connected = ContinuousClock.now
             do {
                 try await client.withConnection { connection in
                     try await connection.failingWhenClosed(closeOnCancel: false) { [signals] in
@@ -32,8 +33,10 @@ struct WakeUpListener: Sendable {
                 logger.warning("wake-up listener lost its connection; reconnecting",
                                metadata: [LogKey.error: "\(String(reflecting: error))", LogKey.delay: "\(delay)"])
             }
+            // A connection that lasted resets the backoff; one failing at once doubles it.
+            if connected.duration(to: .now) > .seconds(10) { delay = .milliseconds(100) }
             do { try await Task.sleep(for: delay) } catch { return }
-            delay = min(delay * 2, .seconds(5))  // a listener that stays up resets nothing: reconnects are rare
+            delay = min(delay * 2, .seconds(5))
         }
     }
 }
