@@ -12,7 +12,21 @@ public struct DeviceStamp: Sendable, Hashable, Comparable, Codable {
         self.eventID = eventID
     }
 
+    /// Ids compare byte by byte, as PostgreSQL stores them: Swift's `String` comparison would
+    /// treat canonically equivalent ids ("é" and "e\u{301}") as equal, and two different
+    /// events would then tie.
     public static func < (lhs: DeviceStamp, rhs: DeviceStamp) -> Bool {
-        (lhs.occurredAt, lhs.eventID) < (rhs.occurredAt, rhs.eventID)
+        lhs.occurredAt != rhs.occurredAt
+            ? lhs.occurredAt < rhs.occurredAt
+            : lhs.eventID.utf8.lexicographicallyPrecedes(rhs.eventID.utf8)
+    }
+
+    public static func == (lhs: DeviceStamp, rhs: DeviceStamp) -> Bool {
+        lhs.occurredAt == rhs.occurredAt && lhs.eventID.utf8.elementsEqual(rhs.eventID.utf8)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(occurredAt)
+        hasher.combine(Array(eventID.utf8))
     }
 }

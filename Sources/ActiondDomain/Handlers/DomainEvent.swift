@@ -11,6 +11,8 @@ public enum DomainEvent: Sendable, Hashable, Codable {
     case timerExpired(timerID: String, userID: String, snoozeSeconds: Int, maxSnoozes: Int)
     case timerSnoozed(timerID: String, at: DeviceStamp)
     case timerStopped(timerID: String, at: DeviceStamp)
+    /// The timer fired again (a later TIMER_EXPIRED for the same timer).
+    case timerRefired(timerID: String, at: Date)
     /// Carries protected text (`body`): stored only in thread messages, never in reports.
     case messageReceived(threadID: String, userID: String, messageID: String, body: String?, at: Date)
     /// Carries protected text.
@@ -31,6 +33,7 @@ public enum DomainEvent: Sendable, Hashable, Codable {
         case .timerExpired: "timer.expired"
         case .timerSnoozed: "timer.snoozed"
         case .timerStopped: "timer.stopped"
+        case .timerRefired: "timer.refired"
         case .messageReceived: "message.received"
         case .replyPosted: "reply.posted"
         case .threadRead: "thread.read"
@@ -51,10 +54,14 @@ public struct Decision<State: Sendable & Hashable>: Sendable, Hashable {
     public var outcome: EventOutcome
     public var state: State
     public var events: [DomainEvent]
+    /// Earlier responses whose verdict this event changed (a late response that happened
+    /// before them on the device), so the outcome log can be kept in step with the state.
+    public var revised: [DeviceStamp: EventOutcome]
 
-    public init(_ outcome: EventOutcome, _ state: State, _ events: [DomainEvent] = []) {
+    public init(_ outcome: EventOutcome, _ state: State, _ events: [DomainEvent] = [], revised: [DeviceStamp: EventOutcome] = [:]) {
         self.outcome = outcome
         self.state = state
         self.events = events
+        self.revised = revised
     }
 }

@@ -5,8 +5,9 @@ import Foundation
 public struct MessageThread: Sendable, Hashable, Codable {
     public var threadID: String
     public var userID: String
-    /// Messages received in the thread.
-    public var messages = 0
+    /// Distinct messages received in the thread.
+    public var messages: Int { receivedMessageIDs.count }
+    public var receivedMessageIDs: Set<String> = []
     /// Replies applied.
     public var replies = 0
     public var lastReadMessageID: String?
@@ -25,7 +26,8 @@ public enum MessageThreadHandler {
     public static func received(_ thread: MessageThread?, threadID: String, userID: String,
                                 messageID: String, body: String?, at time: Date) -> Decision<MessageThread> {
         var next = thread ?? MessageThread(threadID: threadID, userID: userID)
-        next.messages += 1
+        // The same message notified again (another request id) is not a second message.
+        guard next.receivedMessageIDs.insert(messageID).inserted else { return Decision(.applied, next) }
         return Decision(.applied, next, [.messageReceived(threadID: threadID, userID: userID, messageID: messageID, body: body, at: time)])
     }
 

@@ -42,10 +42,12 @@ public struct ResponseRules: Sendable, Hashable {
             return now < deadline ? .hold(until: deadline) : .reject(.unknownNotification)
         }
         guard notification.userID == userID else { return .reject(.notYourNotification) }
+        // Opening needs nothing of the category; every other action is the category's.
+        if response.action == SystemActionIdentifier.defaultAction.rawValue {
+            return response.text == nil ? .proceed(.opened) : .reject(.invalidText)
+        }
         guard let category else { return .reject(.unknownAction) }
         switch response.action {
-        case SystemActionIdentifier.defaultAction.rawValue:
-            return response.text == nil ? .proceed(.opened) : .reject(.invalidText)
         case SystemActionIdentifier.dismissAction.rawValue:
             guard category.delivesDismiss else { return .reject(.dismissNotEnabled) }
             return response.text == nil ? .proceed(.dismissed) : .reject(.invalidText)
@@ -60,9 +62,10 @@ public struct ResponseRules: Sendable, Hashable {
         }
     }
 
-    /// Non-empty (not only white space), at most `maximumTextLength` characters, no NUL.
+    /// Not empty, at most `maximumTextLength` characters (code points, as PostgreSQL's
+    /// char_length counts them), no NUL.
     public func isValidText(_ text: String) -> Bool {
-        !text.allSatisfy(\.isWhitespace) && text.count <= maximumTextLength && !text.unicodeScalars.contains("\0")
+        !text.isEmpty && text.unicodeScalars.count <= maximumTextLength && !text.unicodeScalars.contains("\0")
     }
 }
 

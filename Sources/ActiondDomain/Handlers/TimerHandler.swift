@@ -20,6 +20,8 @@ public struct TimerState: Sendable, Hashable, Codable {
     public var snoozeSeconds: Int
     public var maxSnoozes: Int
     public private(set) var responses: [Response] = []
+    /// When it last fired (a TIMER_EXPIRED after the first); nil when it fired only once.
+    public var refiredAt: Date?
 
     public init(timerID: String, userID: String, snoozeSeconds: Int = 540, maxSnoozes: Int = 10) {
         self.timerID = timerID
@@ -65,6 +67,10 @@ public struct TimerState: Sendable, Hashable, Codable {
                 fold.verdicts[response.at] = .applied
             }
         }
+        // A snoozed timer that fired again is expired again (its snoozes still count).
+        if fold.phase == .snoozed, let refiredAt, let firesAt = fold.firesAt, firesAt <= refiredAt {
+            fold.phase = .expired
+        }
         return fold
     }
 
@@ -84,9 +90,13 @@ public enum TimerHandler {
         }
     }
 
-    /// A TIMER_EXPIRED notification was sent: the timer exists (expired) if it did not.
-    public static func sent(_ timer: TimerState?, timerID: String, userID: String, settings: [String: Int]) -> Decision<TimerState> {
-        if let timer { return Decision(.applied, timer) }
+    /// A TIMER_EXPIRED notification was sent: the timer exists (expired) if it did not, and
+    /// fired again if it did.
+    public static func sent(_ timer: TimerState?, timerID: String, userID: String, settings: [String: Int], at time: Date) -> Decision<TimerState> {
+        if var timer {
+            timer.refiredAt = max(timer.refiredAt ?? time, time)
+            return Decision(.applied, timer, [.timerRefired(timerID: timerID, at: time)])
+        }
         let timer = TimerState(timerID: timerID, userID: userID,
                                snoozeSeconds: settings["snooze_seconds"] ?? 540, maxSnoozes: settings["max_snoozes"] ?? 10)
         return Decision(.applied, timer, [.timerExpired(timerID: timerID, userID: userID,
@@ -100,9 +110,12 @@ public enum TimerHandler {
         guard case .action(let button, _) = action, let kind = kind(for: button.identifier) else { return Decision(.applied, timer) }
         var next = timer
         next.record(TimerState.Response(kind: kind, at: stamp))
-        let outcome = next.fold.verdicts[stamp] ?? .applied
-        guard outcome == .applied else { return Decision(outcome, next) }
+        let before = timer.fold.verdicts
+        let after = next.fold.verdicts
+        let revised = after.filter { $0.key != stamp && before[$0.key] != $0.value }
+        let outcome = after[stamp] ?? .applied
+        guard outcome == .applied else { return Decision(outcome, next, revised: revised) }
         let event: DomainEvent = kind == .stop ? .timerStopped(timerID: timer.timerID, at: stamp) : .timerSnoozed(timerID: timer.timerID, at: stamp)
-        return Decision(.applied, next, [event])
+        return Decision(.applied, next, [event], revised: revised)
     }
 }

@@ -20,11 +20,11 @@ struct MeetingInvitationHandlerTests {
         let accepted = MeetingInvitationHandler.respond(accept, at: Fixtures.stamp(10, "r1"), to: pending, meeting: nil)
         #expect(accepted.outcome == .applied && accepted.state.response == .accepted && accepted.state.responded == Fixtures.stamp(10, "r1"))
         let declined = MeetingInvitationHandler.respond(decline, at: Fixtures.stamp(20, "r2"), to: accepted.state, meeting: nil)
-        #expect(declined.state.response == .declined)
+        #expect(declined.outcome == .applied && declined.state.response == .declined)
         let opened = MeetingInvitationHandler.respond(.opened, at: Fixtures.stamp(5, "r3"), to: declined.state, meeting: nil)
         #expect(opened.outcome == .applied && opened.state.opened == Fixtures.stamp(5, "r3") && opened.state.response == .declined)
         let dismissed = MeetingInvitationHandler.respond(.dismissed, at: Fixtures.stamp(6, "r4"), to: opened.state, meeting: nil)
-        #expect(dismissed.state.dismissed == Fixtures.stamp(6, "r4"))
+        #expect(dismissed.outcome == .applied && dismissed.state.dismissed == Fixtures.stamp(6, "r4"))
     }
 
     @Test func anOlderAnswerArrivingLateIsSuperseded() {
@@ -50,7 +50,7 @@ struct TimerHandlerTests {
     let stop = Fixtures.action("TIMER_EXPIRED", "STOP_ACTION")
     let settings = Fixtures.registry.category("TIMER_EXPIRED")!.settings
 
-    var expired: TimerState { TimerHandler.sent(nil, timerID: "t-1", userID: "ana", settings: settings).state }
+    var expired: TimerState { TimerHandler.sent(nil, timerID: "t-1", userID: "ana", settings: settings, at: Fixtures.epoch).state }
 
     @Test func snoozeMovesFiresAtAndCounts() {
         #expect(expired.fold.phase == .expired && expired.fold.snoozeCount == 0)
@@ -84,6 +84,29 @@ struct TimerHandlerTests {
         #expect(earlier.outcome == .applied && earlier.state.fold.snoozeCount == 1 && earlier.state.fold.phase == .stopped)
     }
 
+    @Test func aTimerThatFiresAgainIsExpiredAgainAndKeepsItsCount() {
+        let snoozed = TimerHandler.respond(snooze, at: Fixtures.stamp(100, "s1"), to: expired).state
+        #expect(snoozed.fold.phase == .snoozed)
+        let early = TimerHandler.sent(snoozed, timerID: "t-1", userID: "ana", settings: settings, at: Fixtures.at(300))
+        #expect(early.state.fold.phase == .snoozed, "fired before the snooze ran out: still snoozed")
+        let refired = TimerHandler.sent(snoozed, timerID: "t-1", userID: "ana", settings: settings, at: Fixtures.at(640))
+        #expect(refired.state.fold.phase == .expired && refired.state.fold.snoozeCount == 1)
+        #expect(refired.events == [.timerRefired(timerID: "t-1", at: Fixtures.at(640))])
+    }
+
+    @Test func aLateEarlierStopRevisesTheVerdictOfASnoozeAfterIt() {
+        let snoozed = TimerHandler.respond(snooze, at: Fixtures.stamp(100, "s"), to: expired)
+        let lateStop = TimerHandler.respond(stop, at: Fixtures.stamp(50, "x"), to: snoozed.state)
+        #expect(lateStop.outcome == .applied)
+        #expect(lateStop.revised == [Fixtures.stamp(100, "s"): .rejected(.timerStopped)])
+        #expect(lateStop.state.fold.snoozeCount == 0 && lateStop.state.fold.phase == .stopped)
+    }
+
+    @Test func aSecondStopIsRejectedTimerStopped() {
+        let stopped = TimerHandler.respond(stop, at: Fixtures.stamp(100, "x1"), to: expired)
+        #expect(TimerHandler.respond(stop, at: Fixtures.stamp(200, "x2"), to: stopped.state).outcome == .rejected(.timerStopped))
+    }
+
     @Test func openingTheNotificationChangesNothing() {
         let opened = TimerHandler.respond(.opened, at: Fixtures.stamp(1, "o"), to: expired)
         #expect(opened.outcome == .applied && opened.state == expired && opened.events.isEmpty)
@@ -102,8 +125,22 @@ struct MessageThreadHandlerTests {
         #expect(replied.outcome == .applied && replied.state.replies == 1)
         #expect(replied.events == [.replyPosted(threadID: "th-1", userID: "ana", text: "Sure", at: Fixtures.stamp(5, "r"))])
         let read = MessageThreadHandler.respond(markRead, at: Fixtures.stamp(9, "m"), messageID: "msg-1", to: replied.state)
-        #expect(read.state.lastReadMessageID == "msg-1")
+        #expect(read.outcome == .applied && read.state.lastReadMessageID == "msg-1")
         let olderRead = MessageThreadHandler.respond(markRead, at: Fixtures.stamp(7, "m0"), messageID: "msg-0", to: read.state)
         #expect(olderRead.outcome == .superseded && olderRead.state.lastReadMessageID == "msg-1")
+    }
+
+    @Test func theSameMessageNotifiedTwiceIsOneMessage() {
+        let first = MessageThreadHandler.received(nil, threadID: "th-1", userID: "ana", messageID: "msg-1", body: "Lunch?", at: Fixtures.at(0))
+        let again = MessageThreadHandler.received(first.state, threadID: "th-1", userID: "ana", messageID: "msg-1", body: "Lunch?", at: Fixtures.at(1))
+        #expect(again.state.messages == 1 && again.events.isEmpty)
+        let other = MessageThreadHandler.received(again.state, threadID: "th-1", userID: "ana", messageID: "msg-2", body: "12:30?", at: Fixtures.at(2))
+        #expect(other.state.messages == 2)
+    }
+
+    @Test func aReplyWithoutTextIsInvalid() {
+        let thread = MessageThread(threadID: "th-1", userID: "ana")
+        let decision = MessageThreadHandler.respond(Fixtures.action("MESSAGE", "REPLY_ACTION"), at: Fixtures.stamp(1, "r"), messageID: "msg-1", to: thread)
+        #expect(decision.outcome == .rejected(.invalidText) && decision.state == thread)
     }
 }

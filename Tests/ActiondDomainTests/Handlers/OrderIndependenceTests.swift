@@ -31,6 +31,16 @@ struct OrderIndependenceTests {
         }
     }
 
+    @Test func canonicallyEquivalentIdsStillBreakTies() {
+        let composed = Fixtures.stamp(10, "\u{e9}"), decomposed = Fixtures.stamp(10, "e\u{301}")
+        #expect(composed != decomposed && (composed < decomposed) != (decomposed < composed))
+        let accept = Fixtures.action("MEETING_INVITATION", "ACCEPT_ACTION"), decline = Fixtures.action("MEETING_INVITATION", "DECLINE_ACTION")
+        let start = MeetingInvitationHandler.sent(nil, meetingID: "m", userID: "ana").state
+        let one = MeetingInvitationHandler.respond(decline, at: decomposed, to: MeetingInvitationHandler.respond(accept, at: composed, to: start, meeting: nil).state, meeting: nil).state
+        let other = MeetingInvitationHandler.respond(accept, at: composed, to: MeetingInvitationHandler.respond(decline, at: decomposed, to: start, meeting: nil).state, meeting: nil).state
+        #expect(one == other)
+    }
+
     @Test func timers() async {
         let actions = [Fixtures.action("TIMER_EXPIRED", "SNOOZE_ACTION"), Fixtures.action("TIMER_EXPIRED", "STOP_ACTION")]
         let small = TimerState(timerID: "t", userID: "ana", snoozeSeconds: 540, maxSnoozes: 3)
@@ -39,12 +49,22 @@ struct OrderIndependenceTests {
                 // Three snoozes to one stop, so the snooze limit is reached often.
                 (actions[response.0 == 3 ? 1 : 0], Fixtures.stamp(Double(response.1 * 60), "e\(index)"))
             }
-            func replay(_ events: [(RespondedAction, DeviceStamp)]) -> TimerState.Fold {
-                var fold = events.reduce(small) { TimerHandler.respond($1.0, at: $1.1, to: $0).state }.fold
-                fold.verdicts = [:]  // the state, not the verdicts given on arrival
-                return fold
+            /// The final state, and the outcome log kept as a worker would: each event's
+            /// outcome, corrected by the revisions later events report.
+            func replay(_ events: [(RespondedAction, DeviceStamp)]) -> (TimerState.Fold, [DeviceStamp: EventOutcome]) {
+                var log: [DeviceStamp: EventOutcome] = [:]
+                let state = events.reduce(small) { timer, event in
+                    let decision = TimerHandler.respond(event.0, at: event.1, to: timer)
+                    log[event.1] = decision.outcome
+                    log.merge(decision.revised) { $1 }
+                    return decision.state
+                }
+                return (state.fold, log)
             }
-            #expect(replay(events) == replay(Self.permuted(events, by: keys)))
+            let (fold, log) = replay(events)
+            let (shuffledFold, shuffledLog) = replay(Self.permuted(events, by: keys))
+            #expect(fold == shuffledFold, "the state depends only on the set of responses")
+            #expect(log == fold.verdicts && shuffledLog == shuffledFold.verdicts, "the outcome log agrees with the state")
         }
     }
 }

@@ -31,6 +31,22 @@ struct ResponseCheckTests {
         #expect(check(NotificationResponse(requestID: "req-1", action: SystemActionIdentifier.defaultAction.rawValue, text: "x")) == .reject(.invalidText))
     }
 
+    @Test func whenSeveralRulesAreBrokenTheFirstCheckDecides() {
+        #expect(check(NotificationResponse(requestID: "req-1", action: "NOPE"), user: "bob") == .reject(.notYourNotification))
+        #expect(check(NotificationResponse(requestID: "req-1", action: "ACCEPT_ACTION", text: "x", locked: true)) == .reject(.authenticationRequired))
+        #expect(check(NotificationResponse(requestID: "req-1", action: SystemActionIdentifier.dismissAction.rawValue, text: "x"), category: "MESSAGE") == .reject(.dismissNotEnabled))
+    }
+
+    @Test func openingNeedsNoCategory() {
+        let sent = Fixtures.notification("RETIRED")
+        let answer = rules.check(NotificationResponse(requestID: "req-1", action: SystemActionIdentifier.defaultAction.rawValue),
+                                 from: "ana", submittedAt: Fixtures.epoch, now: Fixtures.at(1), notification: sent, category: nil)
+        #expect(answer == .proceed(.opened))
+        let tapped = rules.check(NotificationResponse(requestID: "req-1", action: "ACCEPT_ACTION"),
+                                 from: "ana", submittedAt: Fixtures.epoch, now: Fixtures.at(1), notification: sent, category: nil)
+        #expect(tapped == .reject(.unknownAction))
+    }
+
     @Test func acceptedResponses() {
         #expect(check(NotificationResponse(requestID: "req-1", action: "DECLINE_ACTION", locked: true)) == .proceed(Fixtures.action("MEETING_INVITATION", "DECLINE_ACTION")),
                 "only authenticationRequired actions need an unlocked device")
@@ -39,8 +55,11 @@ struct ResponseCheckTests {
     }
 
     @Test(arguments: [
-        (nil, false), ("", false), ("   \n", false), ("a\u{0}b", false),
-        (String(repeating: "x", count: 4001), false), (String(repeating: "é", count: 4000), true), ("See you at 12:30", true),
+        (nil, false), ("", false), ("a\u{0}b", false), ("   ", true),
+        (String(repeating: "x", count: 4001), false), (String(repeating: "é", count: 4000), true),
+        // Code points, as PostgreSQL's char_length counts them: 2 per "e" + combining accent.
+        (String(repeating: "e\u{301}", count: 2000), true), (String(repeating: "e\u{301}", count: 2001), false),
+        ("See you at 12:30", true),
     ] as [(String?, Bool)])
     func replyText(_ text: String?, _ valid: Bool) {
         let answer = check(NotificationResponse(requestID: "req-1", action: "REPLY_ACTION", text: text), category: "MESSAGE")
