@@ -2,6 +2,9 @@ import ActiondPostgres
 import ActiondTestSupport
 import Foundation
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `actiond db start|status|url|stop` on a cluster of the test's own, and a command that
 /// starts the embedded cluster by itself when no database is configured.
@@ -34,6 +37,21 @@ struct DBCommandTests {
         let url2 = try DatabaseURL(try await run(["db", "url", "--data-dir", directory]).standardOutput.trimmingCharacters(in: .whitespacesAndNewlines))
         #expect(url2.password == url.password)
         #expect(try await run(["migrate", "--data-dir", directory]).standardOutput.contains("schema up to date"))
+    }
+
+    /// Under root, PostgreSQL runs as the `postgres` account; a data folder that account cannot
+    /// reach must fail with an error that says what to do, and create nothing.
+    @Test(.enabled(if: geteuid() == 0, "only root hands the server to another account"))
+    func underRootAnUnreachableDataFolderSaysWhatToDo() async throws {
+        let closed = "/tmp/actiond-closed-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: closed, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(atPath: closed) }
+        let start = try await run(["db", "start", "--data-dir", "\(closed)/cluster"])
+        #expect(start.status != 0)
+        #expect(start.standardError.contains("PostgreSQL refuses to run as root"), "\(start.standardError)")
+        #expect(start.standardError.contains("cannot reach"))
+        #expect(start.standardError.contains("--data-dir /var/tmp/actiond"))
+        #expect(!FileManager.default.fileExists(atPath: "\(closed)/cluster/data/PG_VERSION"))
     }
 
     private func run(_ arguments: [String]) async throws -> ActiondProcess.Result {
