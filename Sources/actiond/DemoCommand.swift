@@ -42,7 +42,6 @@ struct DemoCommand: AsyncParsableCommand {
             var summary: [String] = []
             for try await (outcome, count) in outcomes.decode((String, Int).self) { summary.append("\(count) \(outcome)") }
             print("5. workers drained the queue in \(drained.duration(to: clock.now).formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow))): \(summary.joined(separator: ", ")) (all runs so far)")
-            print("   (the category handlers arrive with their own issue; until then every event is recorded as applied)")
         }
         print("done in \(started.duration(to: clock.now).formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow)))")
     }

@@ -14,6 +14,8 @@ struct WorkCommand: AsyncParsableCommand {
     @Option(help: "Seconds between looks for work when no notification arrives.") var pollInterval: Double = 5
     @Option(help: "Attempts before a failing event is dead.") var maxAttempts: Int = 10
     @Option(help: "Seconds before the first retry; doubled after each failure, with jitter.") var retryDelay: Double = 1
+    @Option(help: "Seconds a response may wait for the notification it answers before it is rejected unknown_notification.")
+    var holdWindow: Double = 600
     @Option(help: "Seconds in-flight batches get to finish after SIGTERM before they are rolled back.") var shutdownGrace: Double = 30
 
     func validate() throws {
@@ -21,7 +23,9 @@ struct WorkCommand: AsyncParsableCommand {
         guard batchSize >= 1 && batchSize <= 10_000 else { throw ValidationError("--batch-size must be between 1 and 10000") }
         guard pollInterval > 0 else { throw ValidationError("--poll-interval must be positive") }
         guard maxAttempts >= 1 else { throw ValidationError("--max-attempts must be at least 1") }
-        guard retryDelay >= 0 && shutdownGrace >= 0 else { throw ValidationError("--retry-delay and --shutdown-grace must not be negative") }
+        guard retryDelay >= 0 && shutdownGrace >= 0 && holdWindow >= 0 else {
+            throw ValidationError("--retry-delay, --shutdown-grace and --hold-window must not be negative")
+        }
     }
 
     func run() async throws {
@@ -30,6 +34,7 @@ struct WorkCommand: AsyncParsableCommand {
             concurrency: concurrency, batchSize: batchSize, pollInterval: .seconds(pollInterval), drain: drain,
             retry: RetryPolicy(maxAttempts: maxAttempts, baseDelay: .seconds(retryDelay)))
         try await WorkerRunner.run(database: options.database, configuration: configuration,
+                                   handler: DomainHandler(rules: ResponseRules(holdWindow: .seconds(holdWindow))),
                                    shutdownGrace: .seconds(shutdownGrace), logger: logger)
     }
 }

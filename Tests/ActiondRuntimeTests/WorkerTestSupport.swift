@@ -84,7 +84,7 @@ final class CheckingHandler: EventHandler {
         self.pause = pause
     }
 
-    func handle(_ event: LoggedEvent) async throws -> EventOutcome {
+    func handle(_ event: LoggedEvent, in _: WorkingSet, now: Date) async throws -> HandlerResult {
         state.withLock { state in
             if !state.inFlight.insert(event.userID).inserted {
                 state.violations.append("\(event.userID) had two events in flight (position \(event.position))")

@@ -1,15 +1,62 @@
-/// Decides what an event does. A handler that throws has failed for now: the event is retried
-/// with backoff, and becomes dead after the retry policy's last attempt.
+import Foundation
+
+/// Decides what an input event does, as a function of the projection rows it reads. A
+/// handler does no I/O: the worker loads the rows it names, asks for a decision, applies the
+/// decision's domain events, and writes everything in the transaction that records the
+/// outcome. A handler that throws has failed for now: the event is retried with backoff,
+/// and becomes dead after the retry policy's last attempt.
 public protocol EventHandler: Sendable {
-    func handle(_ event: LoggedEvent) async throws -> EventOutcome
+    /// Rows handling `event` reads, given the rows loaded so far. The worker asks again after
+    /// each load until no new row appears (a response's notification names its invitation).
+    func streams(for event: LoggedEvent, in state: WorkingSet) throws -> [StreamKey]
+
+    /// Shared rows (`StreamKey.isShared`) `event` may write, locked before anything is read.
+    func sharedWrites(for event: LoggedEvent) throws -> [StreamKey]
+
+    /// The decision on `event`. `state` holds every row `streams` named, as changed by the
+    /// batch's earlier events; `now` is when the decision is made.
+    func handle(_ event: LoggedEvent, in state: WorkingSet, now: Date) async throws -> HandlerResult
 }
 
-/// Records every event as applied, with no domain effect: what the workers run until the
-/// category handlers exist (PRODUCT.md section 4 arrives with its own issue).
+extension EventHandler {
+    public func streams(for event: LoggedEvent, in state: WorkingSet) throws -> [StreamKey] { [] }
+    public func sharedWrites(for event: LoggedEvent) throws -> [StreamKey] { [] }
+}
+
+/// A handler's decision on one input event.
+public struct HandlerResult: Sendable, Hashable {
+    public enum Verdict: Sendable, Hashable {
+        /// The event's outcome.
+        case outcome(EventOutcome)
+        /// A response whose notification is not recorded yet: set aside, without an outcome,
+        /// until the notification is recorded or `until` passes.
+        case hold(requestID: String, until: Date)
+    }
+
+    public var verdict: Verdict
+    /// What changed, in order.
+    public var events: [DomainEvent]
+    /// Earlier events (by id) whose outcome this decision changed.
+    public var revised: [String: EventOutcome]
+
+    public init(_ verdict: Verdict, events: [DomainEvent] = [], revised: [String: EventOutcome] = [:]) {
+        self.verdict = verdict
+        self.events = events
+        self.revised = revised
+    }
+
+    public static func outcome(_ outcome: EventOutcome, _ events: [DomainEvent] = [], revised: [String: EventOutcome] = [:]) -> HandlerResult {
+        HandlerResult(.outcome(outcome), events: events, revised: revised)
+    }
+
+    public static let applied = HandlerResult(.outcome(.applied))
+}
+
+/// Records every event as applied, with no domain effect: for tests of the queue itself.
 public struct RecordingHandler: EventHandler {
     public init() {}
 
-    public func handle(_ event: LoggedEvent) async throws -> EventOutcome {
+    public func handle(_ event: LoggedEvent, in state: WorkingSet, now: Date) async throws -> HandlerResult {
         .applied
     }
 }

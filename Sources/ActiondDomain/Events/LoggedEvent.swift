@@ -22,9 +22,11 @@ public struct LoggedEvent: Sendable, Hashable {
         self.id = id
         self.type = type
         self.userID = userID
-        self.occurredAt = occurredAt
+        // Microsecond precision, canonical form: times in domain events and states compare equal
+        // to the same times read back from PostgreSQL.
+        self.occurredAt = occurredAt.roundedToMicroseconds
         self.data = data
-        self.submittedAt = submittedAt
+        self.submittedAt = submittedAt.roundedToMicroseconds
         self.failedAttempts = failedAttempts
     }
 }

@@ -7,7 +7,8 @@ public struct MessageThread: Sendable, Hashable, Codable {
     public var userID: String
     /// Distinct messages received in the thread.
     public var messages: Int { receivedMessageIDs.count }
-    public var receivedMessageIDs: Set<String> = []
+    /// Sorted, so that equal threads encode alike.
+    public private(set) var receivedMessageIDs: [String] = []
     /// Replies applied.
     public var replies = 0
     public var lastReadMessageID: String?
@@ -18,6 +19,14 @@ public struct MessageThread: Sendable, Hashable, Codable {
         self.threadID = threadID
         self.userID = userID
     }
+
+    /// Records a received message; false when it was already received.
+    mutating func receive(_ messageID: String) -> Bool {
+        let index = receivedMessageIDs.firstIndex { !$0.utf8.lexicographicallyPrecedes(messageID.utf8) } ?? receivedMessageIDs.endIndex
+        if index < receivedMessageIDs.endIndex && receivedMessageIDs[index].utf8.elementsEqual(messageID.utf8) { return false }
+        receivedMessageIDs.insert(messageID, at: index)
+        return true
+    }
 }
 
 /// MESSAGE: messages received, replies (protected text), read markers.
@@ -27,7 +36,7 @@ public enum MessageThreadHandler {
                                 messageID: String, body: String?, at time: Date) -> Decision<MessageThread> {
         var next = thread ?? MessageThread(threadID: threadID, userID: userID)
         // The same message notified again (another request id) is not a second message.
-        guard next.receivedMessageIDs.insert(messageID).inserted else { return Decision(.applied, next) }
+        guard next.receive(messageID) else { return Decision(.applied, next) }
         return Decision(.applied, next, [.messageReceived(threadID: threadID, userID: userID, messageID: messageID, body: body, at: time)])
     }
 

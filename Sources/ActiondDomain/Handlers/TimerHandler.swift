@@ -13,6 +13,11 @@ public struct TimerState: Sendable, Hashable, Codable {
     public struct Response: Sendable, Hashable, Codable {
         public var kind: Kind
         public var at: DeviceStamp
+
+        public init(kind: Kind, at: DeviceStamp) {
+            self.kind = kind
+            self.at = at
+        }
     }
 
     public var timerID: String
@@ -74,8 +79,11 @@ public struct TimerState: Sendable, Hashable, Codable {
         return fold
     }
 
+    /// Adds a response in device-time order (the fold's order), so equal sets of responses
+    /// give equal states whatever their arrival order.
     mutating func record(_ response: Response) {
-        responses.append(response)
+        let index = responses.firstIndex { response.at < $0.at } ?? responses.endIndex
+        responses.insert(response, at: index)
     }
 }
 
@@ -95,7 +103,7 @@ public enum TimerHandler {
     public static func sent(_ timer: TimerState?, timerID: String, userID: String, settings: [String: Int], at time: Date) -> Decision<TimerState> {
         if var timer {
             timer.refiredAt = max(timer.refiredAt ?? time, time)
-            return Decision(.applied, timer, [.timerRefired(timerID: timerID, at: time)])
+            return Decision(.applied, timer, [.timerRefired(timerID: timerID, userID: timer.userID, at: time)])
         }
         let timer = TimerState(timerID: timerID, userID: userID,
                                snoozeSeconds: settings["snooze_seconds"] ?? 540, maxSnoozes: settings["max_snoozes"] ?? 10)
@@ -114,8 +122,12 @@ public enum TimerHandler {
         let after = next.fold.verdicts
         let revised = after.filter { $0.key != stamp && before[$0.key] != $0.value }
         let outcome = after[stamp] ?? .applied
-        guard outcome == .applied else { return Decision(outcome, next, revised: revised) }
-        let event: DomainEvent = kind == .stop ? .timerStopped(timerID: timer.timerID, at: stamp) : .timerSnoozed(timerID: timer.timerID, at: stamp)
-        return Decision(.applied, next, [event], revised: revised)
+        let (timerID, userID) = (timer.timerID, timer.userID)
+        let event: DomainEvent = switch (outcome, kind) {
+        case (.applied, .stop): .timerStopped(timerID: timerID, userID: userID, at: stamp)
+        case (.applied, .snooze): .timerSnoozed(timerID: timerID, userID: userID, at: stamp)
+        default: .timerResponseRejected(timerID: timerID, userID: userID, kind: kind, at: stamp)
+        }
+        return Decision(outcome, next, [event], revised: revised)
     }
 }

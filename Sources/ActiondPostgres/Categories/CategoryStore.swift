@@ -61,6 +61,16 @@ public enum CategoryStore {
         return nil
     }
 
+    /// Registry version `version`, read on `connection` (a worker's transaction).
+    public static func version(_ version: Int, on connection: PostgresConnection, logger: Logger) async throws -> CategoryRegistry? {
+        let rows = try await connection.query(
+            "SELECT document::text FROM actiond.category_versions WHERE version = \(version)", logger: logger)
+        for try await document in rows.decode(String.self) {
+            return try CategoryRegistry.parse(Data(document.utf8))
+        }
+        return nil
+    }
+
     /// A category as the tables store it (PostgreSQL arrays are filled from JSON arrays).
     private struct CategoryRow: Encodable {
         struct ActionRow: Encodable {

@@ -33,21 +33,29 @@ public enum WorkQueue {
         }
     }
 
+    /// A claimed batch: events in position order, and the category version current at claim.
+    public struct Claim: Sendable {
+        public var events: [LoggedEvent]
+        public var categoryVersion: Int?
+    }
+
     /// Locks up to `maxUsers` users in this transaction and returns about `maxEvents` of
     /// their oldest pending events, in position order.
-    public static func claim(maxUsers: Int, maxEvents: Int, on connection: PostgresConnection, logger: Logger) async throws -> [LoggedEvent] {
-        let rows = try await connection.query(
-            "SELECT position, user_id, attempts, id, type, occurred_at, data, submitted_at FROM actiond.claim(\(maxUsers), \(maxEvents))",
-            logger: logger)
-        var events: [LoggedEvent] = []
-        for try await (position, userID, attempts, id, type, occurredAt, data, submittedAt)
-            in rows.decode((Int64, String, Int, String, String, Date, String, Date).self) {
+    public static func claim(maxUsers: Int, maxEvents: Int, on connection: PostgresConnection, logger: Logger) async throws -> Claim {
+        let rows = try await connection.query("""
+            SELECT position, user_id, attempts, id, type, occurred_at, data, submitted_at, category_version
+            FROM actiond.claim(\(maxUsers), \(maxEvents))
+            """, logger: logger)
+        var claim = Claim(events: [], categoryVersion: nil)
+        for try await (position, userID, attempts, id, type, occurredAt, data, submittedAt, version)
+            in rows.decode((Int64, String, Int, String, String, Date, String, Date, Int?).self) {
             // The log's check constraint admits only known types.
             let eventType = EventType(rawValue: type) ?? .notificationSent
-            events.append(LoggedEvent(position: position, id: id, type: eventType, userID: userID, occurredAt: occurredAt,
-                                      data: data, submittedAt: submittedAt, failedAttempts: attempts))
+            claim.events.append(LoggedEvent(position: position, id: id, type: eventType, userID: userID, occurredAt: occurredAt,
+                                            data: data, submittedAt: submittedAt, failedAttempts: attempts))
+            claim.categoryVersion = version
         }
-        return events
+        return claim
     }
 
     /// Records outcomes, schedules retries, and releases the claimed users: one round trip.

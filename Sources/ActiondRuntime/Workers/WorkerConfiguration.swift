@@ -18,6 +18,8 @@ public struct WorkerConfiguration: Sendable, Hashable {
     public var retry: RetryPolicy = RetryPolicy()
     /// How often queue depth and oldest age are sampled for metrics.
     public var sampleInterval: Duration = .seconds(10)
+    /// How often held responses past their window are released.
+    public var holdSweepInterval: Duration = .seconds(1)
 
     public init() {}
 

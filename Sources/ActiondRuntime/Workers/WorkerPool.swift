@@ -16,9 +16,10 @@ public struct WorkerPool: Service {
     let configuration: WorkerConfiguration
     let logger: Logger
     let metrics: WorkerMetrics
+    let categories = CategoryCache()
 
     /// `metricsFactory`: where the metrics go; by default the bootstrapped metrics system.
-    public init(client: PostgresClient, handler: any EventHandler = RecordingHandler(),
+    public init(client: PostgresClient, handler: any EventHandler = DomainHandler(),
                 configuration: WorkerConfiguration = WorkerConfiguration(), logger: Logger,
                 metricsFactory: (any MetricsFactory)? = nil) {
         self.client = client
@@ -34,6 +35,7 @@ public struct WorkerPool: Service {
             try await withThrowingTaskGroup(of: Void.self) { background in
                 background.addTask { await WakeUpListener(client: client, signals: signals, logger: logger).run() }
                 background.addTask { await sampleQueue() }
+                background.addTask { await releaseExpiredHolds() }
                 defer { background.cancelAll() }
                 try await withThrowingTaskGroup(of: Void.self) { loops in
                     for index in 0..<configuration.concurrency {
@@ -51,7 +53,8 @@ public struct WorkerPool: Service {
     private func loop(_ index: Int, signals: WorkerSignals) async throws {
         var logger = logger
         logger[metadataKey: LogKey.worker] = "\(index)"
-        let processor = BatchProcessor(client: client, handler: handler, configuration: configuration, metrics: metrics, logger: logger)
+        let processor = BatchProcessor(client: client, handler: handler, configuration: configuration, metrics: metrics,
+                                       categories: categories, logger: logger)
         var errorDelay = Duration.milliseconds(100)
         while !signals.isStopping && !Task.isCancelled {
             let generation = signals.generation
@@ -81,6 +84,20 @@ public struct WorkerPool: Service {
                 do { try await Task.sleep(for: errorDelay) } catch { return }
                 errorDelay = min(errorDelay * 2, .seconds(5))
             }
+        }
+    }
+
+    /// The hold sweeper: responses held past their window go back to the queue, to be
+    /// rejected unknown_notification. Any number of workers may sweep at once (SKIP LOCKED).
+    private func releaseExpiredHolds() async {
+        while !Task.isCancelled {
+            let released = try? await client.withConnection { connection in
+                try await connection.failingWhenClosed(closeOnCancel: false) { [logger] in
+                    try await ProjectionStore.releaseExpiredHolds(on: connection, logger: logger)
+                }
+            }
+            if let released, released > 0 { logger.info("held responses released after their window", metadata: [LogKey.events: "\(released)"]) }
+            do { try await Task.sleep(for: configuration.holdSweepInterval) } catch { return }
         }
     }
 

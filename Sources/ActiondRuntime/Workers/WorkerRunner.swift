@@ -11,7 +11,7 @@ public enum WorkerRunner {
     public static func run(
         database: DatabaseOptions,
         configuration: WorkerConfiguration,
-        handler: any EventHandler = RecordingHandler(),
+        handler: any EventHandler = DomainHandler(),
         shutdownGrace: Duration = .seconds(30),
         logger: Logger
     ) async throws {

@@ -91,7 +91,7 @@ struct TimerHandlerTests {
         #expect(early.state.fold.phase == .snoozed, "fired before the snooze ran out: still snoozed")
         let refired = TimerHandler.sent(snoozed, timerID: "t-1", userID: "ana", settings: settings, at: Fixtures.at(640))
         #expect(refired.state.fold.phase == .expired && refired.state.fold.snoozeCount == 1)
-        #expect(refired.events == [.timerRefired(timerID: "t-1", at: Fixtures.at(640))])
+        #expect(refired.events == [.timerRefired(timerID: "t-1", userID: "ana", at: Fixtures.at(640))])
     }
 
     @Test func aLateEarlierStopRevisesTheVerdictOfASnoozeAfterIt() {

@@ -1,0 +1,50 @@
+import Foundation
+
+/// The `data` of an input event, read for its handler. Submit has already checked every
+/// field, so a failure here means the log holds something submit would refuse today.
+public enum EventData: Sendable, Hashable {
+    case sent(requestID: String, payload: [String: JSONValue])
+    case response(NotificationResponse)
+    case meetingCancelled(meetingID: String)
+    case protectedData(available: Bool)
+
+    public struct Unreadable: Error, CustomStringConvertible {
+        public var position: Int64
+        public var field: String
+        public var description: String { "event at position \(position): data.\(field) is missing or mistyped" }
+    }
+
+    public static func parse(_ event: LoggedEvent) throws -> EventData {
+        let data = try JSONDecoder().decode(JSONValue.self, from: Data(event.data.utf8))
+        func string(_ field: String) throws -> String {
+            guard let value = data[field]?.stringValue else { throw Unreadable(position: event.position, field: field) }
+            return value
+        }
+        switch event.type {
+        case .notificationSent:
+            guard let payload = data["payload"]?.objectValue else { throw Unreadable(position: event.position, field: "payload") }
+            return .sent(requestID: try string("request_id"), payload: payload)
+        case .notificationResponse:
+            guard case .bool(let locked)? = data["locked"] else { throw Unreadable(position: event.position, field: "locked") }
+            return .response(NotificationResponse(requestID: try string("request_id"), action: try string("action"),
+                                                  text: data["text"]?.stringValue, locked: locked))
+        case .meetingCancelled:
+            return .meetingCancelled(meetingID: try string("meeting_id"))
+        case .protectedDataUnavailable:
+            return .protectedData(available: false)
+        case .protectedDataAvailable:
+            return .protectedData(available: true)
+        }
+    }
+}
+
+extension [String: JSONValue] {
+    /// `aps.category` of a notification payload.
+    var apsCategory: String? { self["aps"]?["category"]?.stringValue }
+
+    /// The alert's body: `aps.alert` as a string, or its `body`.
+    var alertBody: String? {
+        guard let alert = self["aps"]?["alert"] else { return nil }
+        return alert.stringValue ?? alert["body"]?.stringValue
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+
+/// The JSON form of domain events and projection states: sorted keys, times as
+/// `MicrosecondTimestamp` text.
+public enum DomainCoding {
+    public static func encode<T: Encodable>(_ value: T) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(MicrosecondTimestamp.format(date))
+        }
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    public static func decode<T: Decodable>(_ type: T.Type, from text: String) throws -> T {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            guard let date = MicrosecondTimestamp.parse(text) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a timestamp: \(text)")
+            }
+            return date
+        }
+        return try decoder.decode(type, from: Data(text.utf8))
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// RFC 3339 text with exactly six fractional digits in UTC ("2026-11-22T09:30:00.250000Z"):
+/// how domain events and projections store times, so PostgreSQL reads them back with
+/// `::timestamptz` at full precision. Written by hand because Foundation's ISO 8601 styles
+/// stop at milliseconds.
+public enum MicrosecondTimestamp {
+    public static func format(_ date: Date) -> String {
+        let microseconds = date.microsecondsSince1970
+        var seconds = microseconds / 1_000_000
+        var fraction = microseconds % 1_000_000
+        if fraction < 0 { seconds -= 1; fraction += 1_000_000 }
+        var time = time_t(seconds)
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ",
+                      Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
+                      Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), Int(fraction))
+    }
+
+    /// Parses what `format` writes (the fraction may have 0 to 6 digits).
+    public static func parse(_ text: String) -> Date? {
+        let bytes = Array(text.utf8)
+        func number(_ range: Range<Int>) -> Int? {
+            guard range.upperBound <= bytes.count else { return nil }
+            var value = 0
+            for byte in bytes[range] {
+                guard (48...57).contains(byte) else { return nil }
+                value = value * 10 + Int(byte - 48)
+            }
+            return value
+        }
+        guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z"), bytes[10] == UInt8(ascii: "T"),
+              let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19) else { return nil }
+        var fraction = 0
+        if bytes[19] == UInt8(ascii: ".") {
+            let digits = 20..<(bytes.count - 1)
+            guard digits.count <= 6, let value = number(digits) else { return nil }
+            fraction = value * Int(pow(10, Double(6 - digits.count)))
+        } else if bytes.count != 20 {
+            return nil
+        }
+        var parts = tm()
+        parts.tm_year = Int32(year - 1900)
+        parts.tm_mon = Int32(month - 1)
+        parts.tm_mday = Int32(day)
+        parts.tm_hour = Int32(hour)
+        parts.tm_min = Int32(minute)
+        parts.tm_sec = Int32(second)
+        let seconds = Int64(timegm(&parts))
+        return Date(microsecondsSince1970: seconds * 1_000_000 + Int64(fraction))
+    }
+}

@@ -1,0 +1,91 @@
+import ActiondDomain
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Reads and writes the projection rows and domain events of a worker batch
+/// (007_projections.sql), inside the batch's transaction.
+public enum ProjectionStore {
+    /// Locks shared streams the batch may write, until the transaction ends.
+    public static func lock(_ keys: [StreamKey], on connection: PostgresConnection, logger: Logger) async throws {
+        guard !keys.isEmpty else { return }
+        try await connection.query(
+            "SELECT actiond.lock_streams(\(keys.map(\.kind.rawValue)), \(keys.map(\.id)))", logger: logger).drain()
+    }
+
+    /// Loads the rows of `keys` not loaded yet into `state` (a missing row loads as nil).
+    public static func load(_ keys: some Collection<StreamKey>, into state: inout WorkingSet,
+                            on connection: PostgresConnection, logger: Logger) async throws {
+        let missing = keys.filter { !state.isLoaded($0) }
+        guard !missing.isEmpty else { return }
+        let rows = try await connection.query("""
+            SELECT kind, stream_id, user_id, state
+            FROM actiond.load_streams(\(missing.map(\.kind.rawValue)), \(missing.map(\.id)), \(missing.map(\.userID)))
+            """, logger: logger)
+        var found: [StreamKey: ProjectionState] = [:]
+        for try await (kind, id, user, document) in rows.decode((String, String, String, String).self) {
+            guard let kind = StreamKey.Kind(rawValue: kind) else { continue }
+            found[StreamKey(kind, id, user: user)] = try ProjectionState.decode(kind: kind, document: document)
+        }
+        for key in missing { state.load(key, found[key]) }
+    }
+
+    /// A response set aside until its notification is recorded or `until`.
+    public struct Held: Sendable {
+        public var event: LoggedEvent
+        public var requestID: String
+        public var until: Date
+
+        public init(event: LoggedEvent, requestID: String, until: Date) {
+            self.event = event
+            self.requestID = requestID
+            self.until = until
+        }
+    }
+
+    /// Writes the batch's changed rows and domain events, its held responses and the revised
+    /// outcomes of earlier events; re-queues responses held for the notifications it recorded.
+    public static func write(_ state: WorkingSet, held: [Held], revised: [String: EventOutcome],
+                             on connection: PostgresConnection, logger: Logger) async throws {
+        let changed = state.changed.sorted { $0.key < $1.key }
+        var rowKinds: [String] = [], rowIDs: [String] = [], rowUsers: [String] = [], rowStates: [String] = [], rowPositions: [Int64] = []
+        for (key, position) in changed {
+            guard let row = state[key] else { continue }
+            rowKinds.append(key.kind.rawValue)
+            rowIDs.append(key.id)
+            rowUsers.append(key.userID)
+            rowStates.append(try row.document())
+            rowPositions.append(position)
+        }
+        var eventPositions: [Int64] = [], eventKinds: [String] = [], eventIDs: [String] = [], eventUsers: [String] = []
+        var eventTypes: [String] = [], eventData: [String] = [], recorded: [String] = []
+        for appended in state.appended {
+            let stream = appended.event.stream
+            eventPositions.append(appended.position)
+            eventKinds.append(stream.kind.rawValue)
+            eventIDs.append(stream.id)
+            eventUsers.append(stream.userID)
+            eventTypes.append(appended.event.type)
+            eventData.append(try DomainCoding.encode(appended.event))
+            if case .notificationRecorded(let notification) = appended.event { recorded.append(notification.requestID) }
+        }
+        let heldPositions = held.map(\.event.position), heldUsers = held.map(\.event.userID)
+        let heldRequests = held.map(\.requestID), heldUntil = held.map(\.until.microsecondsSince1970)
+        let revisedIDs = Array(revised.keys)
+        let revisedOutcomes = revisedIDs.map { revised[$0]!.name }
+        let revisedReasons = revisedIDs.map { revised[$0]!.reason ?? "" }
+        guard !rowKinds.isEmpty || !eventKinds.isEmpty || !held.isEmpty || !revised.isEmpty else { return }
+        try await connection.query("""
+            SELECT actiond.apply_batch(
+                \(rowKinds), \(rowIDs), \(rowUsers), \(rowStates), \(rowPositions),
+                \(eventPositions), \(eventKinds), \(eventIDs), \(eventUsers), \(eventTypes), \(eventData), \(DomainEvent.schemaVersion)::integer,
+                \(heldPositions), \(heldUsers), \(heldRequests), \(heldUntil),
+                \(revisedIDs), \(revisedOutcomes), \(revisedReasons), \(recorded))
+            """, logger: logger).drain()
+    }
+
+    /// Moves held responses whose window has ended back to the queue; returns how many.
+    public static func releaseExpiredHolds(on connection: PostgresConnection, logger: Logger) async throws -> Int {
+        try await connection.query("SELECT actiond.release_expired_holds()", logger: logger).collect().first?.decode(Int.self) ?? 0
+    }
+}
