@@ -129,6 +129,7 @@ let package = Package(
                 "actiond",
                 "ActiondTestSupport",
                 "ActiondPostgres",
+                "ActiondRuntime",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

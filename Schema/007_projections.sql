@@ -217,3 +217,66 @@ language sql volatile as $$
         select h.position from actiond.held h where h.hold_until <= now()
         order by h.position limit 10000 for update skip locked))
 $$;
+
+-- ---------------------------------------------------------------------------------------
+-- actiond rebuild: fold every stream of domain events into projections_rebuild, then swap
+-- the result in. The fold is the Swift `Projector`; these functions read and write for it.
+
+-- One page of domain events in stream order (the index order), after a given event.
+create function actiond.domain_events_page(
+    after_kind text, after_id text, after_user text, after_seq bigint, up_to_seq bigint, page_size integer)
+returns table (seq bigint, "position" bigint, stream_kind text, stream_id text, stream_user text,
+               schema_version integer, data text)
+language sql stable as $$
+    select d.seq, d.position, d.stream_kind, d.stream_id, d.stream_user, d.schema_version, d.data::text
+    from actiond.domain_events d
+    where (d.stream_kind, d.stream_id, d.stream_user, d.seq) > (after_kind, after_id, after_user, after_seq)
+      and d.seq <= up_to_seq
+    order by d.stream_kind, d.stream_id, d.stream_user, d.seq
+    limit page_size
+$$;
+
+-- Rows of projections_rebuild, for the catch-up of streams changed during the rebuild.
+create function actiond.load_rebuilt_streams(kinds text[], ids text[], users text[])
+returns table (kind text, stream_id text, user_id text, state text)
+language sql stable as $$
+    select p.kind, p.stream_id, p.user_id, p.state::text
+    from unnest(kinds, ids, users) as s(kind, id, usr)
+    join actiond.projections_rebuild p on p.kind = s.kind and p.stream_id = s.id and p.user_id = s.usr
+$$;
+
+create function actiond.write_rebuilt_rows(kinds text[], ids text[], users text[], states text[], positions bigint[])
+returns void
+language sql volatile as $$
+    insert into actiond.projections_rebuild as p (kind, stream_id, user_id, state, last_position)
+    select r.kind, r.id, r.usr, r.state::jsonb, r.pos
+    from unnest(kinds, ids, users, states, positions) as r(kind, id, usr, state, pos)
+    on conflict (kind, stream_id, user_id) do update
+        set state = excluded.state, last_position = excluded.last_position
+$$;
+
+-- The swap, run while the rebuild lock is held exclusively (no worker transaction in
+-- flight): live rows that differ from the rebuilt ones are replaced, so readers see the old
+-- state or the new one, never a mix, and rows that already agree are not rewritten.
+-- Returns how many live rows were removed (changed or obsolete) and written (changed or new).
+create function actiond.swap_rebuilt_projections(out removed bigint, out written bigint)
+language plpgsql volatile as $$
+begin
+    delete from actiond.projections p
+    where not exists (
+        select 1 from actiond.projections_rebuild r
+        where r.kind = p.kind and r.stream_id = p.stream_id and r.user_id = p.user_id
+          and r.state = p.state and r.last_position = p.last_position);
+    get diagnostics removed = row_count;
+
+    insert into actiond.projections (kind, stream_id, user_id, state, last_position)
+    select r.kind, r.stream_id, r.user_id, r.state, r.last_position
+    from actiond.projections_rebuild r
+    where not exists (
+        select 1 from actiond.projections p
+        where p.kind = r.kind and p.stream_id = r.stream_id and p.user_id = r.user_id);
+    get diagnostics written = row_count;
+
+    truncate actiond.projections_rebuild;
+end
+$$;

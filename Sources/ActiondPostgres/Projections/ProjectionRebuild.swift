@@ -1,0 +1,209 @@
+import ActiondDomain
+import Foundation
+import Logging
+import PostgresNIO
+
+/// `actiond rebuild`: recomputes every projection row from the domain events, in pages, and
+/// swaps the result in atomically while workers keep running.
+///
+/// 1. Under the rebuild lock, taken exclusively for a moment (worker transactions hold it
+///    shared from claim to commit, so none is in flight), note the last domain event S.
+///    Every event up to S is committed, so the fold below misses none.
+/// 2. Fold events up to S stream by stream into `projections_rebuild`, page by page.
+/// 3. Take the lock exclusively again, fold the events workers appended after S onto the
+///    rebuilt rows, and swap: one transaction, so readers see the old rows or the new ones.
+public struct ProjectionRebuild: Sendable {
+    public struct Progress: Sendable {
+        public var folded: Int
+        public var total: Int
+    }
+
+    public struct Summary: Sendable, Equatable {
+        /// Domain events folded, catch-up included.
+        public var events: Int
+        /// Projection rows rebuilt.
+        public var rows: Int
+        /// Live rows that differed from the rebuilt ones (replaced or removed) and rows written.
+        public var removed: Int
+        public var written: Int
+        /// Events workers appended during the rebuild, folded at the swap.
+        public var caughtUp: Int
+    }
+
+    public struct AlreadyRunning: Error, CustomStringConvertible {
+        public var description: String { "another actiond rebuild is running on this database; wait for it to finish" }
+    }
+
+    let client: PostgresClient
+    let logger: Logger
+    let pageSize: Int
+
+    public init(client: PostgresClient, logger: Logger, pageSize: Int = 5000) {
+        self.client = client
+        self.logger = logger
+        self.pageSize = pageSize
+    }
+
+    public func run(progress: @Sendable (Progress) -> Void = { _ in }) async throws -> Summary {
+        try await client.withConnection { connection in
+            // One rebuild at a time: a session lock, released when the connection returns.
+            let acquired = try await connection.query("SELECT pg_try_advisory_lock(actiond.rebuild_lock_key() + 1)", logger: logger)
+                .collect().first?.decode(Bool.self) ?? false
+            guard acquired else { throw AlreadyRunning() }
+            do {
+                let summary = try await rebuild(on: connection, progress: progress)
+                try await connection.query("SELECT pg_advisory_unlock(actiond.rebuild_lock_key() + 1)", logger: logger).drain()
+                return summary
+            } catch {
+                _ = try? await connection.query("SELECT pg_advisory_unlock(actiond.rebuild_lock_key() + 1)", logger: logger).drain()
+                throw error
+            }
+        }
+    }
+
+    private func rebuild(on connection: PostgresConnection, progress: @Sendable (Progress) -> Void) async throws -> Summary {
+        let (upTo, total) = try await connection.transaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(actiond.rebuild_lock_key())", logger: logger).drain()
+            try await connection.query("TRUNCATE actiond.projections_rebuild", logger: logger).drain()
+            return try await connection.query("SELECT coalesce(max(seq), 0), count(*) FROM actiond.domain_events", logger: logger)
+                .collect().first!.decode((Int64, Int).self)
+        }
+        var summary = Summary(events: 0, rows: 0, removed: 0, written: 0, caughtUp: 0)
+        progress(Progress(folded: 0, total: total))
+
+        var fold = StreamFold()
+        var after = (kind: "", id: "", user: "", seq: Int64(-1))
+        while true {
+            let page = try await connection.query("""
+                SELECT seq, position, stream_kind, stream_id, stream_user, schema_version, data
+                FROM actiond.domain_events_page(\(after.kind), \(after.id), \(after.user), \(after.seq), \(upTo), \(pageSize)::integer)
+                """, logger: logger).collect()
+            if page.isEmpty { break }
+            var rows = RowBatch()
+            for row in page {
+                let (seq, position, kind, id, user, version, data) = try row.decode((Int64, Int64, String, String, String, Int, String).self)
+                after = (kind, id, user, seq)
+                if let finished = try fold.add(StreamKey(Self.kind(kind), id, user: user), position: position,
+                                               event: Self.decodeEvent(data, version: version)) {
+                    try rows.append(finished)
+                }
+            }
+            try await rows.write(on: connection, logger: logger)
+            summary.events += page.count
+            summary.rows += rows.count
+            progress(Progress(folded: summary.events, total: total))
+        }
+        var last = RowBatch()
+        if let finished = fold.finish() { try last.append(finished) }
+        try await last.write(on: connection, logger: logger)
+        summary.rows += last.count
+
+        let (caughtUp, removed, written) = try await connection.transaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(actiond.rebuild_lock_key())", logger: logger).drain()
+            let caughtUp = try await catchUp(after: upTo, on: connection)
+            let swapped = try await connection.query("SELECT removed, written FROM actiond.swap_rebuilt_projections()", logger: logger)
+                .collect().first!.decode((Int, Int).self)
+            return (caughtUp, swapped.0, swapped.1)
+        }
+        summary.caughtUp = caughtUp
+        summary.events += caughtUp
+        summary.removed = removed
+        summary.written = written
+        logger.notice("projections rebuilt", metadata: ["events": "\(summary.events)", "rows": "\(summary.rows)",
+                                                        "removed": "\(removed)", "written": "\(written)", "caught_up": "\(caughtUp)"])
+        return summary
+    }
+
+    /// Folds the domain events appended after `seq` onto the rebuilt rows.
+    private func catchUp(after seq: Int64, on connection: PostgresConnection) async throws -> Int {
+        let rows = try await connection.query("""
+            SELECT seq, position, stream_kind, stream_id, stream_user, schema_version, data
+            FROM actiond.domain_events WHERE seq > \(seq) ORDER BY seq
+            """, logger: logger).collect()
+        guard !rows.isEmpty else { return 0 }
+        var events: [(key: StreamKey, position: Int64, event: DomainEvent)] = []
+        for row in rows {
+            let (_, position, kind, id, user, version, data) = try row.decode((Int64, Int64, String, String, String, Int, String).self)
+            events.append((StreamKey(try Self.kind(kind), id, user: user), position, try Self.decodeEvent(data, version: version)))
+        }
+        let keys = Array(Set(events.map(\.key)))
+        var states: [StreamKey: ProjectionState] = [:]
+        let loaded = try await connection.query("""
+            SELECT kind, stream_id, user_id, state
+            FROM actiond.load_rebuilt_streams(\(keys.map(\.kind.rawValue)), \(keys.map(\.id)), \(keys.map(\.userID)))
+            """, logger: logger)
+        for try await (kind, id, user, document) in loaded.decode((String, String, String, String).self) {
+            let kind = try Self.kind(kind)
+            states[StreamKey(kind, id, user: user)] = try ProjectionState.decode(kind: kind, document: document)
+        }
+        var positions: [StreamKey: Int64] = [:]
+        for item in events {
+            states[item.key] = Projector.apply(item.event, to: states[item.key])
+            positions[item.key] = item.position
+        }
+        var batch = RowBatch()
+        for key in keys { if let state = states[key], let position = positions[key] { try batch.append((key, state, position)) } }
+        try await batch.write(on: connection, logger: logger)
+        return events.count
+    }
+
+    static func kind(_ raw: String) throws -> StreamKey.Kind {
+        guard let kind = StreamKey.Kind(rawValue: raw) else { throw UnknownStream(kind: raw) }
+        return kind
+    }
+
+    /// Reads a stored domain event; versions are switched on here as the format evolves.
+    static func decodeEvent(_ data: String, version: Int) throws -> DomainEvent {
+        switch version {
+        case 1: try DomainCoding.decode(DomainEvent.self, from: data)
+        default: throw UnknownStream(kind: "domain event schema version \(version)")
+        }
+    }
+
+    struct UnknownStream: Error, CustomStringConvertible {
+        var kind: String
+        var description: String { "the log holds \(kind), which this build does not know; run a newer actiond" }
+    }
+}
+
+/// The state of the stream being folded; a stream is complete when the next one begins.
+struct StreamFold {
+    private var current: (key: StreamKey, state: ProjectionState?, position: Int64)?
+
+    /// Adds the next event in stream order; returns the previous stream when this one is new.
+    mutating func add(_ key: StreamKey, position: Int64, event: DomainEvent) -> (StreamKey, ProjectionState, Int64)? {
+        var finished: (StreamKey, ProjectionState, Int64)?
+        if let current, current.key != key {
+            finished = current.state.map { (current.key, $0, current.position) }
+            self.current = nil
+        }
+        let state = Projector.apply(event, to: current?.state)
+        current = (key, state, position)
+        return finished
+    }
+
+    mutating func finish() -> (StreamKey, ProjectionState, Int64)? {
+        defer { current = nil }
+        guard let current, let state = current.state else { return nil }
+        return (current.key, state, current.position)
+    }
+}
+
+/// Projection rows to write in one call.
+struct RowBatch {
+    var kinds: [String] = [], ids: [String] = [], users: [String] = [], states: [String] = [], positions: [Int64] = []
+    var count: Int { kinds.count }
+
+    mutating func append(_ row: (StreamKey, ProjectionState, Int64)) throws {
+        kinds.append(row.0.kind.rawValue)
+        ids.append(row.0.id)
+        users.append(row.0.userID)
+        states.append(try row.1.document())
+        positions.append(row.2)
+    }
+
+    func write(on connection: PostgresConnection, logger: Logger) async throws {
+        guard count > 0 else { return }
+        try await connection.query("SELECT actiond.write_rebuilt_rows(\(kinds), \(ids), \(users), \(states), \(positions))", logger: logger).drain()
+    }
+}
