@@ -103,7 +103,8 @@ struct WorkerPoolTests {
                     latencies.append(submitted.duration(to: .now))
                     try await Task.sleep(for: .milliseconds(300))
                 }
-                #expect(latencies.allSatisfy { $0 < .seconds(1) }, "picked up well under the 30 s poll: \(latencies)")
+                // Well under the 30 s poll; the margin allows for a loaded 2-core machine running the suite in parallel.
+                #expect(latencies.allSatisfy { $0 < .seconds(3) }, "picked up well under the 30 s poll: \(latencies)")
 
                 // Graceful shutdown ends the pool by itself.
                 let stopping = ContinuousClock.now
