@@ -63,6 +63,31 @@ create table actiond.held (
 create index held_request on actiond.held (request_id);
 create index held_until on actiond.held (hold_until);
 
+-- Changes that need protected data (a reply's text) made while the user's protected data
+-- was unavailable. Their outcome is 'stashed' until protected_data.available integrates
+-- them, in position order, before the user's later events; the row is deleted in that
+-- transaction. The change is one opaque, versioned payload (today the input event as JSON
+-- text, version 1) so that it can later be sealed with the user's public key. Never read
+-- by a report: report_stash counts rows and ages only.
+create table actiond.stash (
+    position        bigint      primary key,
+    user_id         text        not null,
+    stashed_at      timestamptz not null default now(),
+    payload_version integer     not null,
+    payload         bytea       not null
+);
+create index stash_user_position on actiond.stash (user_id, position);
+
+-- The stashed changes of the given users, in position order.
+create function actiond.load_stash(users text[])
+returns table ("position" bigint, user_id text, payload_version integer, payload text)
+language sql stable as $$
+    select s.position, s.user_id, s.payload_version, convert_from(s.payload, 'UTF8')
+    from actiond.stash s
+    where s.user_id = any(users)
+    order by s.position
+$$;
+
 -- Rebuild and workers: a worker transaction holds this advisory lock shared from claim to
 -- commit; rebuild takes it exclusively for the moments it needs no worker in flight.
 create function actiond.rebuild_lock_key() returns bigint
@@ -134,14 +159,17 @@ $$;
 
 -- Writes what a batch's handlers decided, before `complete` records the outcomes: the
 -- changed projection rows, the domain events in order, held responses, revised outcomes
--- of earlier events, and re-queues the held responses of the notifications recorded now.
+-- of earlier events (revisions and integrated stash entries), stash entries added and
+-- integrated, and re-queues the held responses of the notifications recorded now.
 create function actiond.apply_batch(
     row_kinds        text[],  row_ids   text[],  row_users text[],  row_states text[],  row_positions bigint[],
     event_positions  bigint[], event_kinds text[], event_ids text[], event_users text[],
     event_types      text[],  event_data text[], event_version integer,
     held_positions   bigint[], held_users text[], held_requests text[], held_until_us bigint[],
     revised_ids      text[],  revised_outcomes text[], revised_reasons text[],  -- '' for no reason
-    recorded_requests text[])
+    recorded_requests text[],
+    stash_positions  bigint[], stash_users text[], stash_payloads text[], stash_version integer,
+    unstash_positions bigint[])
 returns void
 language plpgsql volatile as $$
 begin
@@ -171,6 +199,16 @@ begin
         from unnest(revised_ids, revised_outcomes, revised_reasons) as r(id, outcome, reason)
         join actiond.events e on e.id = r.id
         where o.position = e.position;
+    end if;
+
+    if cardinality(stash_positions) > 0 then
+        insert into actiond.stash (position, user_id, payload_version, payload)
+        select t.pos, t.usr, stash_version, convert_to(t.payload, 'UTF8')
+        from unnest(stash_positions, stash_users, stash_payloads) as t(pos, usr, payload);
+    end if;
+
+    if cardinality(unstash_positions) > 0 then
+        delete from actiond.stash s where s.position = any(unstash_positions);
     end if;
 
     if cardinality(recorded_requests) > 0 then

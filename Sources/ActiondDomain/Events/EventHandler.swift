@@ -31,6 +31,9 @@ public struct HandlerResult: Sendable, Hashable {
         /// A response whose notification is not recorded yet: set aside, without an outcome,
         /// until the notification is recorded or `until` passes.
         case hold(requestID: String, until: Date)
+        /// A change that needs protected data while it is unavailable: outcome stashed, run
+        /// again when the user's protected data becomes available.
+        case stash
     }
 
     public var verdict: Verdict
@@ -38,11 +41,14 @@ public struct HandlerResult: Sendable, Hashable {
     public var events: [DomainEvent]
     /// Earlier events (by id) whose outcome this decision changed.
     public var revised: [String: EventOutcome]
+    /// The user's protected data became available: integrate their stash now.
+    public var integratesStash: Bool
 
-    public init(_ verdict: Verdict, events: [DomainEvent] = [], revised: [String: EventOutcome] = [:]) {
+    public init(_ verdict: Verdict, events: [DomainEvent] = [], revised: [String: EventOutcome] = [:], integratesStash: Bool = false) {
         self.verdict = verdict
         self.events = events
         self.revised = revised
+        self.integratesStash = integratesStash
     }
 
     public static func outcome(_ outcome: EventOutcome, _ events: [DomainEvent] = [], revised: [String: EventOutcome] = [:]) -> HandlerResult {

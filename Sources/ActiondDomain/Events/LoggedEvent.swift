@@ -1,7 +1,7 @@
 import Foundation
 
 /// An accepted event as the log holds it, handed to a handler.
-public struct LoggedEvent: Sendable, Hashable {
+public struct LoggedEvent: Sendable, Hashable, Codable {
     /// Global submission order; a user's events are applied in this order.
     public var position: Int64
     public var id: String

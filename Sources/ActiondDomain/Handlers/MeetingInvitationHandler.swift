@@ -35,6 +35,9 @@ public struct Meeting: Sendable, Hashable, Codable {
 /// MEETING_INVITATION: Accept / Decline, opened and dismissed, resolved by device time, and
 /// meeting cancellation.
 public enum MeetingInvitationHandler {
+    /// Accept, Decline, opening and dismissing write no protected data.
+    public static func needsProtectedData(_ action: RespondedAction) -> Bool { false }
+
     /// ACCEPT_ACTION accepts, DECLINE_ACTION declines; other buttons change nothing.
     public static func answer(for action: String) -> InvitationResponse? {
         switch action {

@@ -31,6 +31,12 @@ public struct MessageThread: Sendable, Hashable, Codable {
 
 /// MESSAGE: messages received, replies (protected text), read markers.
 public enum MessageThreadHandler {
+    /// A reply writes its text, which is protected data; Mark as Read does not.
+    public static func needsProtectedData(_ action: RespondedAction) -> Bool {
+        if case .action(let button, _) = action { return button.identifier == "REPLY_ACTION" }
+        return false
+    }
+
     /// A MESSAGE notification was sent: the message is received in its thread.
     public static func received(_ thread: MessageThread?, threadID: String, userID: String,
                                 messageID: String, body: String?, at time: Date) -> Decision<MessageThread> {

@@ -89,6 +89,9 @@ public struct TimerState: Sendable, Hashable, Codable {
 
 /// TIMER_EXPIRED: Snooze (fires again after snooze_seconds, up to max_snoozes) and Stop.
 public enum TimerHandler {
+    /// Snooze and Stop write no protected data.
+    public static func needsProtectedData(_ action: RespondedAction) -> Bool { false }
+
     /// SNOOZE_ACTION snoozes, STOP_ACTION stops; other buttons change nothing.
     public static func kind(for action: String) -> TimerState.Kind? {
         switch action {

@@ -43,7 +43,9 @@ public struct DomainHandler: EventHandler {
         case .meetingCancelled(let meetingID):
             return .outcome(.applied, MeetingInvitationHandler.cancel(state.meeting(meetingID), meetingID: meetingID, at: event.occurredAt).events)
         case .protectedData(let available):
-            return .outcome(.applied, [.protectedDataChanged(userID: event.userID, available: available, at: event.occurredAt)])
+            // Becoming available integrates the user's stash, before their later events.
+            return HandlerResult(.outcome(.applied), events: [.protectedDataChanged(userID: event.userID, available: available, at: event.occurredAt)],
+                                 integratesStash: available)
         }
     }
 
@@ -106,6 +108,9 @@ public struct DomainHandler: EventHandler {
         case .proceed(let proceed): action = proceed
         }
         guard let notification, let category else { return .applied }  // opened, with no category: recorded only
+        if needsProtectedData(action, handler: category.handler) && !state.protectedDataAvailable(user: event.userID) {
+            return HandlerResult(.stash)
+        }
         let stamp = DeviceStamp(occurredAt: event.occurredAt, eventID: event.id)
         let user = notification.userID
         switch category.handler {
@@ -127,6 +132,16 @@ public struct DomainHandler: EventHandler {
             return result(MessageThreadHandler.respond(action, at: stamp, messageID: notification.messageID, to: thread))
         case nil:
             return .applied
+        }
+    }
+
+    /// Whether the change `action` makes needs protected data, as its handler declares.
+    private func needsProtectedData(_ action: RespondedAction, handler: HandlerKind?) -> Bool {
+        switch handler {
+        case .meetingInvitation: MeetingInvitationHandler.needsProtectedData(action)
+        case .timer: TimerHandler.needsProtectedData(action)
+        case .messageThread: MessageThreadHandler.needsProtectedData(action)
+        case nil: false
         }
     }
 

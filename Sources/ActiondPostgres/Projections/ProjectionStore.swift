@@ -30,23 +30,22 @@ public enum ProjectionStore {
         for key in missing { state.load(key, found[key]) }
     }
 
-    /// A response set aside until its notification is recorded or `until`.
-    public struct Held: Sendable {
-        public var event: LoggedEvent
-        public var requestID: String
-        public var until: Date
-
-        public init(event: LoggedEvent, requestID: String, until: Date) {
-            self.event = event
-            self.requestID = requestID
-            self.until = until
+    /// The stashed events of `users`, by user, in position order.
+    public static func stash(of users: [String], on connection: PostgresConnection, logger: Logger) async throws -> [String: [LoggedEvent]] {
+        guard !users.isEmpty else { return [:] }
+        var stash: [String: [LoggedEvent]] = [:]
+        let rows = try await connection.query("SELECT user_id, payload_version, payload FROM actiond.load_stash(\(users))", logger: logger)
+        for try await (user, version, payload) in rows.decode((String, Int, String).self) {
+            stash[user, default: []].append(try StashPayload.open(payload, version: version))
         }
+        return stash
     }
 
-    /// Writes the batch's changed rows and domain events, its held responses and the revised
-    /// outcomes of earlier events; re-queues responses held for the notifications it recorded.
-    public static func write(_ state: WorkingSet, held: [Held], revised: [String: EventOutcome],
-                             on connection: PostgresConnection, logger: Logger) async throws {
+    /// Writes what `run` decided besides outcomes: changed rows and domain events, held
+    /// responses, revised outcomes of earlier events, stash entries added and integrated;
+    /// re-queues responses held for the notifications it recorded.
+    public static func write(_ run: BatchRun, on connection: PostgresConnection, logger: Logger) async throws {
+        let state = run.state
         let changed = state.changed.sorted { $0.key < $1.key }
         var rowKinds: [String] = [], rowIDs: [String] = [], rowUsers: [String] = [], rowStates: [String] = [], rowPositions: [Int64] = []
         for (key, position) in changed {
@@ -69,18 +68,23 @@ public enum ProjectionStore {
             eventData.append(try DomainCoding.encode(appended.event))
             if case .notificationRecorded(let notification) = appended.event { recorded.append(notification.requestID) }
         }
+        let held = run.held
         let heldPositions = held.map(\.event.position), heldUsers = held.map(\.event.userID)
         let heldRequests = held.map(\.requestID), heldUntil = held.map(\.until.microsecondsSince1970)
-        let revisedIDs = Array(revised.keys)
-        let revisedOutcomes = revisedIDs.map { revised[$0]!.name }
-        let revisedReasons = revisedIDs.map { revised[$0]!.reason ?? "" }
-        guard !rowKinds.isEmpty || !eventKinds.isEmpty || !held.isEmpty || !revised.isEmpty else { return }
+        let revisedIDs = Array(run.revised.keys)
+        let revisedOutcomes = revisedIDs.map { run.revised[$0]!.name }
+        let revisedReasons = revisedIDs.map { run.revised[$0]!.reason ?? "" }
+        let stashPositions = run.stashed.map(\.position), stashUsers = run.stashed.map(\.userID)
+        let stashPayloads = try run.stashed.map(StashPayload.seal)
+        guard !rowKinds.isEmpty || !eventKinds.isEmpty || !held.isEmpty || !revisedIDs.isEmpty
+            || !stashPositions.isEmpty || !run.unstashed.isEmpty else { return }
         try await connection.query("""
             SELECT actiond.apply_batch(
                 \(rowKinds), \(rowIDs), \(rowUsers), \(rowStates), \(rowPositions),
                 \(eventPositions), \(eventKinds), \(eventIDs), \(eventUsers), \(eventTypes), \(eventData), \(DomainEvent.schemaVersion)::integer,
                 \(heldPositions), \(heldUsers), \(heldRequests), \(heldUntil),
-                \(revisedIDs), \(revisedOutcomes), \(revisedReasons), \(recorded))
+                \(revisedIDs), \(revisedOutcomes), \(revisedReasons), \(recorded),
+                \(stashPositions), \(stashUsers), \(stashPayloads), \(StashPayload.currentVersion)::integer, \(run.unstashed))
             """, logger: logger).drain()
     }
 

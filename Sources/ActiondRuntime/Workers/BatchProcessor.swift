@@ -40,77 +40,58 @@ struct BatchProcessor: Sendable {
         metrics.batchSize.record(events.count)
 
         var state = WorkingSet(categories: try await categories.registry(version: claim.categoryVersion, on: connection, logger: logger))
-        try await load(for: events, into: &state, on: connection)
+        let stash = try await load(for: events, into: &state, on: connection)
 
-        var finished: [WorkQueue.Finished] = []
-        var finishedIndex: [String: Int] = [:]
+        let run = try await BatchRun.run(events, handler: handler, state: state, stash: stash, retry: configuration.retry, now: Date())
         var retries: [WorkQueue.Retry] = []
-        var held: [ProjectionStore.Held] = []
-        var revised: [String: EventOutcome] = [:]
-        var waiting: Set<String> = []  // users whose failed event blocks their later ones
-        finished.reserveCapacity(events.count)
-        let now = Date()
-        for event in events where !waiting.contains(event.userID) {
-            do {
-                let result = try await handler.handle(event, in: state, now: now)
-                state.apply(result.events, position: event.position)
-                for (id, outcome) in result.revised {
-                    if let index = finishedIndex[id] { finished[index].outcome = outcome } else { revised[id] = outcome }
-                }
-                switch result.verdict {
-                case .outcome(let outcome):
-                    finishedIndex[event.id] = finished.count
-                    finished.append(WorkQueue.Finished(event: event, outcome: outcome))
-                case .hold(let requestID, let until):
-                    held.append(ProjectionStore.Held(event: event, requestID: requestID, until: until))
-                }
-            } catch is CancellationError {
-                throw CancellationError()
-            } catch {
-                metrics.failures.increment()
-                let attempt = event.failedAttempts + 1
-                var metadata: Logger.Metadata = [LogKey.position: "\(event.position)", LogKey.userID: "\(event.userID)",
-                                                 LogKey.attempt: "\(attempt)", LogKey.error: "\(String(reflecting: error))"]
-                switch configuration.retry.afterFailure(attempt: attempt) {
-                case .retry(let delay):
-                    metadata[LogKey.retryIn] = "\(delay)"
-                    logger.warning("handler failed; retrying the event later, its user's later events wait", metadata: metadata)
-                    waiting.insert(event.userID)
-                    retries.append(WorkQueue.Retry(event: event, error: String(describing: error), delay: delay))
-                case .dead:
-                    logger.error("handler failed for the last time; the event is dead, its user's later events continue", metadata: metadata)
-                    finishedIndex[event.id] = finished.count
-                    finished.append(WorkQueue.Finished(event: event, outcome: .dead, error: String(describing: error)))
-                }
+        for failure in run.failures {
+            metrics.failures.increment()
+            var metadata: Logger.Metadata = [LogKey.position: "\(failure.event.position)", LogKey.userID: "\(failure.event.userID)",
+                                             LogKey.attempt: "\(failure.attempt)", LogKey.error: "\(failure.error)"]
+            if let delay = failure.delay {
+                metadata[LogKey.retryIn] = "\(delay)"
+                logger.warning("handler failed; retrying the event later, its user's later events wait", metadata: metadata)
+                retries.append(WorkQueue.Retry(event: failure.event, error: failure.error, delay: delay))
+            } else {
+                logger.error("handler failed for the last time; the event is dead, its user's later events continue", metadata: metadata)
             }
         }
+        let finished = run.finished.map { WorkQueue.Finished(event: $0.event, outcome: $0.outcome, error: $0.error) }
 
         let commitStart = clock.now
         let claimedUsers = Array(Set(events.map(\.userID)))
-        try await ProjectionStore.write(state, held: held, revised: revised, on: connection, logger: logger)
+        try await ProjectionStore.write(run, on: connection, logger: logger)
         try await WorkQueue.complete(finished: finished, retries: retries, claimedUsers: claimedUsers, on: connection, logger: logger)
         metrics.commitDuration.recordNanoseconds(commitStart.duration(to: clock.now).nanoseconds)
         for item in finished { metrics.record(item.outcome) }
         logger.debug("batch done", metadata: [LogKey.events: "\(events.count)", LogKey.users: "\(claimedUsers.count)",
-                                              "finished": "\(finished.count)", "held": "\(held.count)", "retries": "\(retries.count)"])
+                                              "finished": "\(finished.count)", "held": "\(run.held.count)",
+                                              "stashed": "\(run.stashed.count)", "integrated": "\(run.unstashed.count)",
+                                              "retries": "\(retries.count)"])
         return events.count
     }
 
-    /// Locks the shared rows the batch may write, then loads every row its handlers read, in
-    /// rounds (a response's notification, once loaded, names the invitation it answers).
-    /// An event whose data cannot be read names nothing here; its handler fails below.
-    private func load(for events: [LoggedEvent], into state: inout WorkingSet, on connection: PostgresConnection) async throws {
+    /// Locks the shared rows the batch may write, reads the stash of users whose protected
+    /// data may become available, then loads every row the handlers read, in rounds (a
+    /// response's notification, once loaded, names the invitation it answers). An event whose
+    /// data cannot be read names nothing here; its handler fails in the run.
+    private func load(for events: [LoggedEvent], into state: inout WorkingSet,
+                      on connection: PostgresConnection) async throws -> [String: [LoggedEvent]] {
         var shared: Set<StreamKey> = []
         for event in events { shared.formUnion((try? handler.sharedWrites(for: event)) ?? []) }
         try await ProjectionStore.lock(shared.sorted(), on: connection, logger: logger)
+        let unlocking = Set(events.filter { $0.type == .protectedDataAvailable }.map(\.userID))
+        let stash = try await ProjectionStore.stash(of: Array(unlocking), on: connection, logger: logger)
+        let all = events + stash.values.joined()
         for _ in 0..<4 {
             var wanted: Set<StreamKey> = []
-            for event in events {
+            for event in all {
                 for key in (try? handler.streams(for: event, in: state)) ?? [] where !state.isLoaded(key) { wanted.insert(key) }
             }
-            if wanted.isEmpty { return }
+            if wanted.isEmpty { break }
             try await ProjectionStore.load(wanted, into: &state, on: connection, logger: logger)
         }
+        return stash
     }
 }
 

@@ -123,7 +123,11 @@ struct DomainHandlerTests {
 
     @Test func unreadableDataFailsTheEventInsteadOfGuessing() async throws {
         var run = Simulation()
-        await #expect(throws: EventData.Unreadable.self) {
+        #expect(throws: EventData.Unreadable.self) {
+            try EventData.parse(LoggedEvent(position: 1, id: "bad", type: .notificationResponse, userID: "ana", occurredAt: Fixtures.epoch,
+                                            data: #"{"request_id":"r1","action":"ACCEPT_ACTION"}"#, submittedAt: Fixtures.epoch))
+        }
+        await #expect(throws: (any Error).self) {
             try await run.run(.notificationResponse, "bad", data: #"{"request_id":"r1","action":"ACCEPT_ACTION"}"#)
         }
     }

@@ -1,30 +1,46 @@
 import ActiondDomain
 import Foundation
 
-/// A worker in memory: input events decided by `DomainHandler` one by one, their domain
-/// events applied to a working set, outcomes kept as the outcome table would keep them.
+/// A worker in memory: input events decided by `DomainHandler` through `BatchRun`, as a
+/// worker runs them, with the outcome table, held responses and the stash kept between
+/// batches as the database would keep them.
 struct Simulation {
     var state = WorkingSet(categories: Fixtures.registry)
     var outcomes: [String: EventOutcome] = [:]
     var held: Set<String> = []
+    var stash: [String: [LoggedEvent]] = [:]
     var position: Int64 = 0
     var handler = DomainHandler()
+
+    func event(_ type: EventType, _ id: String, user: String, at seconds: Double, data: String) -> LoggedEvent {
+        LoggedEvent(position: position, id: id, type: type, userID: user, occurredAt: Fixtures.at(seconds), data: data, submittedAt: Fixtures.at(0))
+    }
+
+    /// Runs `events` as one batch.
+    mutating func batch(_ events: [LoggedEvent], now: Date = Fixtures.at(0)) async throws -> BatchRun {
+        let run = try await BatchRun.run(events, handler: handler, state: state, stash: stash, retry: RetryPolicy(maxAttempts: 1), now: now)
+        state = run.state
+        for finished in run.finished { outcomes[finished.event.id] = finished.outcome; held.remove(finished.event.id) }
+        outcomes.merge(run.revised) { $1 }
+        for item in run.held { held.insert(item.event.id) }
+        let integrated = Set(run.unstashed)
+        for user in stash.keys { stash[user]?.removeAll { integrated.contains($0.position) } }
+        for event in run.stashed { stash[event.userID, default: []].append(event) }
+        return run
+    }
 
     @discardableResult
     mutating func run(_ type: EventType, _ id: String, user: String = "ana", at seconds: Double = 0,
                       data: String, now: Date = Fixtures.at(0)) async throws -> HandlerResult {
         position += 1
-        let event = LoggedEvent(position: position, id: id, type: type, userID: user, occurredAt: Fixtures.at(seconds),
-                                data: data, submittedAt: Fixtures.at(0))
+        let event = event(type, id, user: user, at: seconds, data: data)
         let result = try await handler.handle(event, in: state, now: now)
-        state.apply(result.events, position: position)
-        outcomes.merge(result.revised) { $1 }
-        switch result.verdict {
-        case .outcome(let outcome): outcomes[id] = outcome; held.remove(id)
-        case .hold: held.insert(id)
-        }
+        let run = try await batch([event], now: now)
+        if let failure = run.failures.first { throw SimulatedFailure(description: failure.error) }
         return result
     }
+
+    struct SimulatedFailure: Error, CustomStringConvertible { var description: String }
 
     mutating func sent(_ id: String, category: String, request: String, user: String = "ana", at seconds: Double = 0,
                        keys: [String: String] = [:]) async throws {

@@ -1,0 +1,141 @@
+import Foundation
+
+/// Decides a batch of input events in position order on a working set, without I/O: what a
+/// worker transaction writes. Holds responses whose notification is missing, stashes changes
+/// that need protected data while it is unavailable, integrates a user's stash when it
+/// becomes available again (in original order, before the user's later events), and keeps a
+/// failing event's user waiting for its retry.
+public struct BatchRun: Sendable {
+    /// An event with its outcome (an integrated stashed event's new outcome replaces `stashed`).
+    public struct Finished: Sendable {
+        public var event: LoggedEvent
+        public var outcome: EventOutcome
+        /// The handler's last error, for a dead event.
+        public var error: String?
+    }
+
+    public struct Held: Sendable {
+        public var event: LoggedEvent
+        public var requestID: String
+        public var until: Date
+    }
+
+    /// A handler failure: retried after `delay`, or dead when `delay` is nil.
+    public struct Failure: Sendable {
+        public var event: LoggedEvent
+        public var error: String
+        public var attempt: Int
+        public var delay: Duration?
+    }
+
+    public private(set) var state: WorkingSet
+    public private(set) var finished: [Finished] = []
+    public private(set) var held: [Held] = []
+    public private(set) var failures: [Failure] = []
+    /// Events stashed by this batch and still stashed at its end.
+    public private(set) var stashed: [LoggedEvent] = []
+    /// Positions of events stashed by earlier batches and integrated by this one.
+    public private(set) var unstashed: [Int64] = []
+    /// New outcomes of events decided by earlier batches (revisions, integrations), by id.
+    public private(set) var revised: [String: EventOutcome] = [:]
+
+    private var finishedIndex: [String: Int] = [:]
+    /// Each user's stash: earlier batches' (loaded) and this batch's, in position order.
+    private var stash: [String: [LoggedEvent]]
+    private var stashedHere: Set<Int64> = []
+
+    /// `stash`: the stashed events of users whose protected data may become available in
+    /// this batch, in position order.
+    public init(state: WorkingSet, stash: [String: [LoggedEvent]] = [:]) {
+        self.state = state
+        self.stash = stash
+    }
+
+    public static func run(_ events: [LoggedEvent], handler: any EventHandler, state: WorkingSet,
+                           stash: [String: [LoggedEvent]] = [:], retry: RetryPolicy, now: Date) async throws -> BatchRun {
+        var run = BatchRun(state: state, stash: stash)
+        var waiting: Set<String> = []  // users whose failed event blocks their later ones
+        for event in events where !waiting.contains(event.userID) {
+            do {
+                // Deciding changes nothing; only a decision that succeeded is applied. An
+                // integration can fail midway, so it runs on a copy, kept only if it succeeds.
+                let result = try await handler.handle(event, in: run.state, now: now)
+                if result.integratesStash {
+                    var attempt = run
+                    attempt.apply(result, of: event)
+                    try await attempt.integrate(user: event.userID, handler: handler, now: now)
+                    run = attempt
+                } else {
+                    run.apply(result, of: event)
+                }
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                let number = event.failedAttempts + 1
+                switch retry.afterFailure(attempt: number) {
+                case .retry(let delay):
+                    waiting.insert(event.userID)
+                    run.failures.append(Failure(event: event, error: String(describing: error), attempt: number, delay: delay))
+                case .dead:
+                    run.failures.append(Failure(event: event, error: String(describing: error), attempt: number, delay: nil))
+                    run.record(event, .dead, error: String(describing: error))
+                }
+            }
+        }
+        return run
+    }
+
+    private mutating func apply(_ result: HandlerResult, of event: LoggedEvent) {
+        state.apply(result.events, position: event.position)
+        for (id, outcome) in result.revised { revise(id, outcome) }
+        switch result.verdict {
+        case .outcome(let outcome):
+            record(event, outcome)
+        case .hold(let requestID, let until):
+            held.append(Held(event: event, requestID: requestID, until: until))
+        case .stash:
+            record(event, .stashed)
+            stash[event.userID, default: []].append(event)
+            stashedHere.insert(event.position)
+            stashed.append(event)
+        }
+    }
+
+    /// Runs the user's stashed events again, in order; each gets its final outcome.
+    private mutating func integrate(user: String, handler: any EventHandler, now: Date) async throws {
+        guard let pending = stash.removeValue(forKey: user), !pending.isEmpty else { return }
+        for event in pending {
+            let result = try await handler.handle(event, in: state, now: now)
+            state.apply(result.events, position: event.position)
+            for (id, outcome) in result.revised { revise(id, outcome) }
+            let outcome: EventOutcome
+            switch result.verdict {
+            case .outcome(let decided): outcome = decided
+            // Protected data is available and the event passed its checks when stashed: a
+            // handler that would hold or stash it again has changed its rules; keep it safe.
+            case .hold, .stash: throw StashIntegrationError(position: event.position)
+            }
+            revise(event.id, outcome)
+            if stashedHere.remove(event.position) != nil {
+                stashed.removeAll { $0.position == event.position }
+            } else {
+                unstashed.append(event.position)
+            }
+        }
+    }
+
+    private mutating func record(_ event: LoggedEvent, _ outcome: EventOutcome, error: String? = nil) {
+        finishedIndex[event.id] = finished.count
+        finished.append(Finished(event: event, outcome: outcome, error: error))
+    }
+
+    private mutating func revise(_ id: String, _ outcome: EventOutcome) {
+        if let index = finishedIndex[id] { finished[index].outcome = outcome } else { revised[id] = outcome }
+    }
+}
+
+/// A stashed event that its handler would not decide once protected data was available.
+public struct StashIntegrationError: Error, CustomStringConvertible {
+    public var position: Int64
+    public var description: String { "stashed event at position \(position) could not be integrated: its handler did not decide it" }
+}
