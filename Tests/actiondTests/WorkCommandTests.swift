@@ -109,7 +109,7 @@ struct WorkCommandTests {
             let all = try await ActiondProcess.run(["dead-letters", "discard", "--all"], database: db.url)
             #expect(all.status == 0 && all.standardOutput.contains("no matching dead letter"))
 
-            // Two events whose handler gave up (set up directly: the record-only handler never fails).
+            // Two events whose handler gave up (set up directly: the handlers never fail on valid input).
             _ = try await ActiondProcess.run(["submit", "-"], database: db.url, input: Self.events(2, users: 1, prefix: "dl"))
             _ = try await ActiondProcess.run(["work", "--drain"], database: db.url)
             try await db.client.query("UPDATE actiond.outcomes SET outcome = 'dead', last_error = 'boom'", logger: db.logger).drain()

@@ -1,0 +1,75 @@
+import ActiondDomain
+import ActiondPostgres
+import ActiondTestSupport
+import Foundation
+import PostgresNIO
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The stash survives a worker killed while it integrates: every stashed reply lands once,
+/// in order.
+@Suite("Stash integration under SIGKILL", .timeLimit(.minutes(3)))
+struct StashKillTests {
+    static let users = 300
+    static let repliesPerUser = 30
+
+    static func line(_ id: String, _ type: String, user: String, data: String) -> String {
+        #"{"id":"\#(id)","type":"\#(type)","user_id":"\#(user)","occurred_at":"2026-11-22T09:30:00Z","data":\#(data)}"#
+    }
+
+    @Test func sigkillDuringIntegrationIntegratesEachStashedChangeExactlyOnce() async throws {
+        try await TestDatabase.with { db in
+            var locked: [String] = []
+            for index in 0..<Self.users {
+                let user = "u\(index)"
+                locked.append(Self.line("\(user)-sent", "notification.sent", user: user,
+                                        data: #"{"request_id":"\#(user)-r","payload":{"aps":{"category":"MESSAGE","alert":"hi"},"THREAD_ID":"th","MESSAGE_ID":"m"}}"#))
+                locked.append(Self.line("\(user)-lock", "protected_data.unavailable", user: user, data: "{}"))
+                for reply in 0..<Self.repliesPerUser {
+                    locked.append(Self.line("\(user)-reply-\(reply)", "notification.response", user: user,
+                                            data: #"{"request_id":"\#(user)-r","action":"REPLY_ACTION","locked":true,"text":"\#(reply)"}"#))
+                }
+            }
+            #expect(try await ActiondProcess.run(["submit", "-"], database: db.url, input: locked.joined(separator: "\n")).status == 0)
+            #expect(try await ActiondProcess.run(["work", "--drain"], database: db.url).status == 0)
+            let stashed = Self.users * Self.repliesPerUser
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.stash", as: Int.self) == stashed)
+
+            let unlocks = (0..<Self.users).map { Self.line("u\($0)-unlock", "protected_data.available", user: "u\($0)", data: "{}") }
+            #expect(try await ActiondProcess.run(["submit", "-"], database: db.url, input: unlocks.joined(separator: "\n")).status == 0)
+            var killedMidway = 0
+            for _ in 0..<3 {
+                let before = try await db.scalar("SELECT count(*) FROM actiond.stash", as: Int.self)
+                if before == 0 { break }
+                let worker = try ActiondProcess.start(["work", "--concurrency", "2", "--batch-size", "20"], database: db.url)
+                while try await db.scalar("SELECT count(*) FROM actiond.stash", as: Int.self) == before {
+                    try await Task.sleep(for: .milliseconds(2))
+                }
+                try await Task.sleep(for: .milliseconds(Int.random(in: 0...60)))
+                worker.send(SIGKILL)
+                _ = try await worker.exit()
+                if try await db.scalar("SELECT count(*) FROM actiond.stash", as: Int.self) > 0 { killedMidway += 1 }
+            }
+            #expect(killedMidway >= 1, "killed while stashed changes remained")
+            #expect(try await ActiondProcess.run(["work", "--drain"], database: db.url).status == 0)
+
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.stash", as: Int.self) == 0)
+            #expect(try await db.scalar("""
+                SELECT count(*) FROM actiond.outcomes o JOIN actiond.events e USING (position)
+                WHERE e.type = 'notification.response' AND o.outcome = 'applied'
+                """, as: Int.self) == stashed)
+            // Each user's replies landed once each, in the order they were given.
+            let wrong = try await db.scalar("""
+                SELECT count(*) FROM (
+                    SELECT stream_user, array_agg((data -> 'replyPosted' ->> 'text')::int ORDER BY seq) AS texts
+                    FROM actiond.domain_events WHERE type = 'reply.posted' GROUP BY stream_user) t
+                WHERE t.texts <> array(SELECT generate_series(0, \(Self.repliesPerUser - 1)::int))
+                """, as: Int.self)
+            #expect(wrong == 0)
+            #expect(try await db.scalar("SELECT count(DISTINCT stream_user) FROM actiond.domain_events WHERE type = 'reply.posted'", as: Int.self) == Self.users)
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.projections WHERE kind = 'thread' AND (state -> 'state' ->> 'replies')::int <> \(Self.repliesPerUser)", as: Int.self) == 0)
+        }
+    }
+}
