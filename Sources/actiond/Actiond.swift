@@ -15,6 +15,7 @@ struct Actiond: AsyncParsableCommand {
             CategoriesCommand.self,
             SubmitCommand.self,
             WorkCommand.self,
+            ReportCommand.self,
             RebuildCommand.self,
             DeadLettersCommand.self,
             DBCommand.self,

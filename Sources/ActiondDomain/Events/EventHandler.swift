@@ -16,11 +16,30 @@ public protocol EventHandler: Sendable {
     /// The decision on `event`. `state` holds every row `streams` named, as changed by the
     /// batch's earlier events; `now` is when the decision is made.
     func handle(_ event: LoggedEvent, in state: WorkingSet, now: Date) async throws -> HandlerResult
+
+    /// How report_outcomes files `event`'s outcome.
+    func outcomeLabel(for event: LoggedEvent, in state: WorkingSet) -> OutcomeLabel
 }
 
 extension EventHandler {
     public func streams(for event: LoggedEvent, in state: WorkingSet) throws -> [StreamKey] { [] }
     public func sharedWrites(for event: LoggedEvent) throws -> [StreamKey] { [] }
+    public func outcomeLabel(for event: LoggedEvent, in state: WorkingSet) -> OutcomeLabel {
+        OutcomeLabel(category: nil, action: event.type.rawValue)
+    }
+}
+
+/// Where an outcome is counted in report_outcomes.
+public struct OutcomeLabel: Sendable, Hashable {
+    /// The category of the notification sent or answered; nil when there is none.
+    public var category: String?
+    /// The response's action, or the event type for other events.
+    public var action: String
+
+    public init(category: String?, action: String) {
+        self.category = category
+        self.action = action
+    }
 }
 
 /// A handler's decision on one input event.

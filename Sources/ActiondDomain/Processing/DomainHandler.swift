@@ -49,6 +49,17 @@ public struct DomainHandler: EventHandler {
         }
     }
 
+    public func outcomeLabel(for event: LoggedEvent, in state: WorkingSet) -> OutcomeLabel {
+        switch try? EventData.parse(event) {
+        case .sent(_, let payload)?:
+            return OutcomeLabel(category: payload.apsCategory, action: event.type.rawValue)
+        case .response(let response)?:
+            return OutcomeLabel(category: state.notification(response.requestID)?.category, action: response.action)
+        default:
+            return OutcomeLabel(category: nil, action: event.type.rawValue)
+        }
+    }
+
     // MARK: notification.sent
 
     private func notification(_ requestID: String, _ payload: [String: JSONValue], _ event: LoggedEvent) -> SentNotification {

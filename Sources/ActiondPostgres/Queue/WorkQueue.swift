@@ -12,11 +12,14 @@ public enum WorkQueue {
         public var outcome: EventOutcome
         /// The handler's last error, for a dead event.
         public var error: String?
+        /// Where report_outcomes counts it.
+        public var label: OutcomeLabel
 
-        public init(event: LoggedEvent, outcome: EventOutcome, error: String? = nil) {
+        public init(event: LoggedEvent, outcome: EventOutcome, error: String? = nil, label: OutcomeLabel? = nil) {
             self.event = event
             self.outcome = outcome
             self.error = error
+            self.label = label ?? OutcomeLabel(category: nil, action: event.type.rawValue)
         }
     }
 
@@ -68,11 +71,15 @@ public enum WorkQueue {
         let reasons = finished.map { $0.outcome.reason ?? "" }
         let attempts = finished.map { $0.event.failedAttempts + 1 }
         let errors = finished.map { $0.error ?? "" }
+        let categories = finished.map { $0.label.category ?? "" }
+        let actions = finished.map(\.label.action)
+        let submitted = finished.map(\.event.submittedAt.microsecondsSince1970)
         let retryPositions = retries.map(\.event.position)
         let retryErrors = retries.map(\.error)
         let retryDelays = retries.map { Int($0.delay.components.seconds * 1000 + $0.delay.components.attoseconds / 1_000_000_000_000_000) }
         try await connection.query("""
             SELECT actiond.complete(\(positions), \(users), \(outcomes), \(reasons), \(attempts), \(errors),
+                                    \(categories), \(actions), \(submitted),
                                     \(retryPositions), \(retryErrors), \(retryDelays), \(claimedUsers))
             """, logger: logger).drain()
     }

@@ -56,7 +56,9 @@ struct BatchProcessor: Sendable {
                 logger.error("handler failed for the last time; the event is dead, its user's later events continue", metadata: metadata)
             }
         }
-        let finished = run.finished.map { WorkQueue.Finished(event: $0.event, outcome: $0.outcome, error: $0.error) }
+        let finished = run.finished.map {
+            WorkQueue.Finished(event: $0.event, outcome: $0.outcome, error: $0.error, label: handler.outcomeLabel(for: $0.event, in: run.state))
+        }
 
         let commitStart = clock.now
         let claimedUsers = Array(Set(events.map(\.userID)))

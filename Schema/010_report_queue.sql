@@ -1,0 +1,41 @@
+-- 010 · report_queue: how much is waiting, in which state, and for how long?
+-- One row per status, always all five (0 events when none):
+--   queued    events waiting for a worker (their user is due)
+--   retrying  events waiting out a backoff after a handler failure, with their users' later events
+--   held      responses waiting for the notification they answer (PRODUCT.md section 4)
+--   stashed   changes waiting for their user's protected data
+--   dead      dead letters (a handler kept failing), not discarded
+-- Reads the queue, held, stash and the partial dead-letter index: sizes of backlogs, never the log.
+create view actiond.report_queue as
+with statuses(status, ordinal) as (
+    values ('queued', 1), ('retrying', 2), ('held', 3), ('stashed', 4), ('dead', 5)
+), pending as (
+    select case when u.run_at > now() then 'retrying' else 'queued' end as status,
+           count(*) as events, min(q.position) as oldest_position
+    from actiond.queue q
+    join actiond.user_queues u on u.user_id = q.user_id
+    group by 1
+), waiting as (
+    -- The oldest waiting event is the one with the smallest position: one index probe into
+    -- the log per status, whatever its size.
+    select p.status, p.events, (select e.submitted_at from actiond.events e where e.position = p.oldest_position) as oldest
+    from pending p
+    union all
+    select 'held', count(*), (select e.submitted_at from actiond.events e where e.position = min(h.position))
+    from actiond.held h
+    union all
+    select 'stashed', count(*), min(s.stashed_at) from actiond.stash s
+    union all
+    select 'dead', count(*), min(o.decided_at)
+    from actiond.outcomes o where o.outcome = 'dead' and o.discarded_at is null
+)
+select s.status,
+       coalesce(sum(w.events), 0)::bigint as events,
+       coalesce(round(extract(epoch from now() - min(w.oldest))::numeric, 3), 0) as oldest_age_seconds
+from statuses s
+left join waiting w on w.status = s.status
+group by s.status, s.ordinal
+order by s.ordinal;
+
+comment on view actiond.report_queue is
+    'Events waiting, by status (queued, retrying, held, stashed, dead), with the oldest one''s age.';

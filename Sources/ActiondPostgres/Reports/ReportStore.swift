@@ -1,0 +1,71 @@
+import ActiondDomain
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The report views (`actiond.report_*`, PRODUCT.md section 5): which exist, and their rows.
+public enum ReportStore {
+    /// A report view and the one-line description its SQL comment gives.
+    public struct Report: Sendable, Equatable {
+        public var name: String
+        public var description: String
+    }
+
+    /// A report's rows: column names in view order, each row a JSON object with typed values.
+    public struct Rows: Sendable {
+        public var columns: [String]
+        public var rows: [[String: JSONValue]]
+        /// The rows as PostgreSQL wrote them: a JSON array of objects, columns in view order.
+        public var json: String
+    }
+
+    public struct UnknownReport: Error, CustomStringConvertible {
+        public var name: String
+        public var known: [String]
+        public var description: String { "report: no report named \"\(name)\"; known reports: \(known.joined(separator: ", "))" }
+    }
+
+    /// Every report view, by name.
+    public static func list(on client: PostgresClient, logger: Logger) async throws -> [Report] {
+        let rows = try await client.query("""
+            SELECT c.relname::text, coalesce(obj_description(c.oid, 'pg_class'), '')
+            FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = 'actiond' AND c.relkind = 'v' AND c.relname LIKE 'report\\_%'
+            ORDER BY c.relname
+            """, logger: logger)
+        var reports: [Report] = []
+        for try await (name, description) in rows.decode((String, String).self) {
+            reports.append(Report(name: name, description: description))
+        }
+        return reports
+    }
+
+    /// The view `name` (with or without its `report_` prefix), or UnknownReport.
+    public static func resolve(_ name: String, on client: PostgresClient, logger: Logger) async throws -> String {
+        let known = try await list(on: client, logger: logger).map(\.name)
+        let full = name.hasPrefix("report_") ? name : "report_\(name)"
+        guard known.contains(full) else { throw UnknownReport(name: name, known: known) }
+        return full
+    }
+
+    /// The rows of report `view` (a name `resolve` returned).
+    public static func rows(of view: String, on client: PostgresClient, logger: Logger) async throws -> Rows {
+        let columns = try await client.query("""
+            SELECT a.attname::text FROM pg_attribute a
+            WHERE a.attrelid = to_regclass('actiond.' || quote_ident(\(view))) AND a.attnum > 0 AND NOT a.attisdropped
+            ORDER BY a.attnum
+            """, logger: logger).collect().map { try $0.decode(String.self) }
+        // The view name was checked against the catalog; quote_ident makes it an identifier.
+        let identifier = try await client.query("SELECT quote_ident(\(view))", logger: logger).collect().first!.decode(String.self)
+        let json = try await client.query(
+            "SELECT coalesce(json_agg(r), '[]')::text FROM actiond.\(unescaped: identifier) r", logger: logger)
+            .collect().first!.decode(String.self)
+        let parsed = try JSONDecoder().decode([[String: JSONValue]].self, from: Data(json.utf8))
+        return Rows(columns: columns, rows: parsed, json: json)
+    }
+
+    /// Drops per-minute report counters older than two days.
+    public static func pruneMinutes(on connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query("SELECT actiond.prune_report_minutes()", logger: logger).drain()
+    }
+}

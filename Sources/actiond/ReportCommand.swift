@@ -1,0 +1,53 @@
+import ActiondPostgres
+import ActiondRuntime
+import ArgumentParser
+import Foundation
+
+struct ReportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "List the report views, or print one (NAME may omit its report_ prefix).",
+        discussion: "Reports never show protected text. Each is a SQL view in schema actiond: select * from actiond.report_queue.")
+
+    @OptionGroup var options: GlobalOptions
+    @Argument(help: "The report to print; none lists them.") var name: String?
+    @Option(help: "table (aligned, expanded when wider than the terminal), csv (RFC 4180) or json (an array of objects).")
+    var format: ReportFormatter.Format = .table
+    @Option(help: "Refresh the report in place every SECONDS until interrupted.") var watch: Double?
+
+    func validate() throws {
+        if let watch, watch <= 0 { throw ValidationError("--watch must be a positive number of seconds") }
+        if watch != nil && name == nil { throw ValidationError("--watch needs a report NAME") }
+    }
+
+    func run() async throws {
+        let logger = try options.makeLogger()
+        try await Database.withClient(options.database, logger: logger) { client, _ in
+            _ = try await Migrator(client: client, logger: logger).migrate()
+            guard let name else {
+                let reports = try await ReportStore.list(on: client, logger: logger)
+                let width = reports.map(\.name.count).max() ?? 0
+                for report in reports {
+                    print(report.name + String(repeating: " ", count: width - report.name.count) + "  " + report.description)
+                }
+                return
+            }
+            let view = try await ReportStore.resolve(name, on: client, logger: logger)
+            let width = Int(ProcessInfo.processInfo.environment["COLUMNS"] ?? "") ?? 80
+            repeat {
+                let rows = try await ReportStore.rows(of: view, on: client, logger: logger)
+                let text = ReportFormatter.render(columns: rows.columns, rows: rows.rows, json: rows.json, format: format, width: width)
+                if let watch {
+                    // Clear the screen, then draw: the report refreshes in place.
+                    print("\u{1B}[H\u{1B}[2J\(view), every \(watch.formatted()) s (Ctrl-C to stop), \(Date().formatted(date: .omitted, time: .standard))\n")
+                    print(text, terminator: "")
+                    try await Task.sleep(for: .seconds(watch))
+                } else {
+                    print(text, terminator: "")
+                }
+            } while watch != nil
+        }
+    }
+}
+
+extension ReportFormatter.Format: ExpressibleByArgument {}
