@@ -39,7 +39,10 @@ public final class ProgressBar: Sendable {
             state.lastQuarter = quarter
             return "\(label): \(Self.percent(fraction)) (\(done)/\(total))\n"
         }
-        if let line { FileHandle.standardError.write(Data(line.utf8)) }
+        if let line {
+            fflush(nil)  // what was printed before the bar (all open streams) comes before it
+            FileHandle.standardError.write(Data(line.utf8))
+        }
     }
 
     /// Ends the bar's line on a terminal.

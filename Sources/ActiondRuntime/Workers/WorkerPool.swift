@@ -90,7 +90,16 @@ public struct WorkerPool: Service {
     /// The hold sweeper: responses held past their window go back to the queue, to be
     /// rejected unknown_notification. Any number of workers may sweep at once (SKIP LOCKED).
     private func releaseExpiredHolds() async {
+        var sweeps = 0
         while !Task.isCancelled {
+            sweeps += 1
+            if sweeps % 300 == 1 {  // now and then: per-minute report counters older than two days
+                try? await client.withConnection { connection in
+                    try await connection.failingWhenClosed(closeOnCancel: false) { [logger] in
+                        try await ReportStore.pruneMinutes(on: connection, logger: logger)
+                    }
+                }
+            }
             let released = try? await client.withConnection { connection in
                 try await connection.failingWhenClosed(closeOnCancel: false) { [logger] in
                     try await ProjectionStore.releaseExpiredHolds(on: connection, logger: logger)
