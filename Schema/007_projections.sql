@@ -195,7 +195,7 @@ begin
 
     if cardinality(revised_ids) > 0 then
         update actiond.outcomes o
-        set outcome = r.outcome, reason = nullif(r.reason, ''), decided_at = now()
+        set outcome = r.outcome, reason = nullif(r.reason, ''), revised_at = clock_timestamp()
         from unnest(revised_ids, revised_outcomes, revised_reasons) as r(id, outcome, reason)
         join actiond.events e on e.id = r.id
         where o.position = e.position;

@@ -10,7 +10,8 @@
 alter table actiond.outcomes
     add column category     text,          -- the category of the notification (sent or answered)
     add column action       text,          -- the response's action, or the event type for other events
-    add column submitted_at timestamptz;   -- when the log accepted the event (latency = decided_at - submitted_at)
+    add column submitted_at timestamptz,   -- when the log accepted the event (latency = decided_at - submitted_at)
+    add column revised_at   timestamptz;   -- when a stash integration or a later response last changed it (decided_at stays the first decision)
 
 -- report_outcomes: events per (category, action, outcome, reason), all time.
 create table actiond.outcome_counts (
@@ -115,7 +116,7 @@ begin
     on conflict (category, action, outcome, reason, shard) do update set events = c.events + excluded.events;
 
     insert into actiond.throughput_minutes as t (minute, shard, applied, rejected, superseded, stashed, dead)
-    select date_trunc('minute', n.decided_at), me,
+    select date_trunc('minute', coalesce(n.revised_at, n.decided_at)), me,
            count(*) filter (where n.outcome = 'applied'), count(*) filter (where n.outcome = 'rejected'),
            count(*) filter (where n.outcome = 'superseded'), count(*) filter (where n.outcome = 'stashed'),
            count(*) filter (where n.outcome = 'dead')
@@ -175,9 +176,11 @@ create function actiond.complete(
 returns void
 language plpgsql volatile as $$
 begin
-    insert into actiond.outcomes (position, outcome, reason, attempts, last_error, category, action, submitted_at)
+    -- decided_at is the clock at this statement, the last before commit (not the start of
+    -- the worker's transaction): what report_latency and the benchmark measure.
+    insert into actiond.outcomes (position, outcome, reason, attempts, last_error, category, action, submitted_at, decided_at)
     select d.position, d.outcome, nullif(d.reason, ''), d.attempts, nullif(d.error, ''),
-           nullif(d.category, ''), d.action, to_timestamp(d.submitted_us / 1000000.0)
+           nullif(d.category, ''), d.action, to_timestamp(d.submitted_us / 1000000.0), clock_timestamp()
     from unnest(done_positions, done_outcomes, done_reasons, done_attempts, done_errors,
                 done_categories, done_actions, done_submitted_us)
          as d(position, outcome, reason, attempts, error, category, action, submitted_us);

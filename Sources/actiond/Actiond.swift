@@ -18,6 +18,7 @@ struct Actiond: AsyncParsableCommand {
             ReportCommand.self,
             RebuildCommand.self,
             DeadLettersCommand.self,
+            BenchCommand.self,
             DBCommand.self,
         ]
     )

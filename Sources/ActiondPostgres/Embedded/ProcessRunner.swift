@@ -48,7 +48,7 @@ package enum ProcessRunner {
             }
         }
 
-        private func collect(_ status: Int32) -> Output {
+        package func collect(_ status: Int32) -> Output {
             defer { for path in [files.input, files.output, files.error] { unlink(path) } }
             // WIFEXITED / WEXITSTATUS, which Swift does not import (they are macros).
             let exitStatus: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)

@@ -11,13 +11,19 @@ public struct MixedWorkload: Sendable {
     public var seed: UInt64
     /// Prefix of every id, so that runs do not collide.
     public var runID: String
+    /// Prefix of user ids (default `runID`): rounds with other run ids and the same prefix
+    /// give the same users more events.
+    public var userPrefix: String
     /// Device time of the first event.
     public var start: Date
+    /// Whether some responses come before their notification (held, then applied).
+    public var earlyResponses = true
 
-    public init(users: Int, seed: UInt64 = 1, runID: String, start: Date = Date(timeIntervalSince1970: 1_795_000_000)) {
+    public init(users: Int, seed: UInt64 = 1, runID: String, userPrefix: String? = nil, start: Date = Date(timeIntervalSince1970: 1_795_000_000)) {
         self.users = users
         self.seed = seed
         self.runID = runID
+        self.userPrefix = userPrefix ?? runID
         self.start = start
     }
 
@@ -45,13 +51,14 @@ public struct MixedWorkload: Sendable {
     }
 
     private func userEvents(_ index: Int, random: inout SplitMix64) -> [String] {
-        let user = "\(runID)-u\(index)"
+        let user = "\(userPrefix)-u\(index)"
+        let ids = "\(runID)-u\(index)"  // event, request, timer and thread ids: unique per run
         var lines: [String] = []
         var serial = 0
         func add(_ type: String, at seconds: Int, _ data: String) {
             serial += 1
             let time = MicrosecondTimestamp.format(start.addingTimeInterval(Double(seconds)))
-            lines.append(#"{"id":"\#(user)-\#(serial)","type":"\#(type)","user_id":"\#(user)","occurred_at":"\#(time)","data":\#(data)}"#)
+            lines.append(#"{"id":"\#(ids)-\#(serial)","type":"\#(type)","user_id":"\#(user)","occurred_at":"\#(time)","data":\#(data)}"#)
         }
         func sent(_ request: String, _ category: String, at seconds: Int, _ keys: String, alert: String) {
             add("notification.sent", at: seconds,
@@ -66,8 +73,8 @@ public struct MixedWorkload: Sendable {
 
         // A meeting shared by a group of five users; the group's first user is its organizer.
         let meeting = "\(runID)-meeting-\(index / 5)"
-        let invite = "\(user)-invite"
-        let early = Int.random(in: 0..<10, using: &random) == 0
+        let invite = "\(ids)-invite"
+        let early = Int.random(in: 0..<10, using: &random) == 0 && earlyResponses
         if early { respond(invite, "ACCEPT_ACTION", at: 50) }  // before its notification: held, then applied
         sent(invite, "MEETING_INVITATION", at: 0, #","MEETING_ID":"\#(meeting)""#, alert: "Team sync")
         switch Int.random(in: 0..<6, using: &random) {
@@ -83,8 +90,8 @@ public struct MixedWorkload: Sendable {
         }
 
         // A timer: snoozes (sometimes past the limit), a stop, sometimes a late earlier stop.
-        let timer = "\(user)-timer"
-        sent(timer, "TIMER_EXPIRED", at: 200, #","TIMER_ID":"\#(user)-t""#, alert: "Tea")
+        let timer = "\(ids)-timer"
+        sent(timer, "TIMER_EXPIRED", at: 200, #","TIMER_ID":"\#(ids)-t""#, alert: "Tea")
         let snoozes = Int.random(in: 0...12, using: &random)
         var time = 210
         for _ in 0..<snoozes { respond(timer, "SNOOZE_ACTION", at: time, locked: true); time += 540 }
@@ -96,11 +103,11 @@ public struct MixedWorkload: Sendable {
         }
 
         // A thread: a few messages, replies (some while locked), a read marker.
-        let thread = "\(user)-thread"
+        let thread = "\(ids)-thread"
         let messages = Int.random(in: 1...3, using: &random)
         for message in 0..<messages {
-            let request = "\(user)-msg-\(message)"
-            sent(request, "MESSAGE", at: 10_000 + message * 100, #","THREAD_ID":"\#(thread)","MESSAGE_ID":"\#(user)-m\#(message)""#, alert: "Lunch?")
+            let request = "\(ids)-msg-\(message)"
+            sent(request, "MESSAGE", at: 10_000 + message * 100, #","THREAD_ID":"\#(thread)","MESSAGE_ID":"\#(ids)-m\#(message)""#, alert: "Lunch?")
             let locked = Int.random(in: 0..<3, using: &random) == 0
             if locked { add("protected_data.unavailable", at: 10_000 + message * 100 + 5, "{}") }
             if Int.random(in: 0..<2, using: &random) == 0 {
@@ -110,7 +117,7 @@ public struct MixedWorkload: Sendable {
             if Int.random(in: 0..<2, using: &random) == 0 { respond(request, "MARK_READ_ACTION", at: 10_000 + message * 100 + 30) }
         }
         // A notification of the GENERAL category, opened; and an action it does not have.
-        let general = "\(user)-general"
+        let general = "\(ids)-general"
         sent(general, "GENERAL", at: 20_000, "", alert: "News")
         respond(general, open, at: 20_010)
         if Int.random(in: 0..<8, using: &random) == 0 { respond(general, "ACCEPT_ACTION", at: 20_020) }  // unknown_action

@@ -1,0 +1,56 @@
+import ActiondPostgres
+import Foundation
+import PostgresNIO
+
+/// bulk_submit and single_submit.
+enum SubmitPhases {
+    /// JSON Lines through `EventSubmitter` in batches of 1,000: what `actiond submit` does.
+    static func bulk(_ bench: Benchmark, client: PostgresClient) async throws -> BenchResult.Rate {
+        let lines = bench.workload(bench.configuration.submitEvents, users: max(bench.configuration.users, bench.configuration.submitEvents / 18), runID: "b")
+        let submitter = EventSubmitter(client: client, logger: bench.logger)
+        let clock = ContinuousClock()
+        let start = clock.now
+        var accepted = 0
+        for offset in stride(from: 0, to: lines.count, by: 1000) {
+            let results = try await submitter.submit(Array(lines[offset..<min(offset + 1000, lines.count)]))
+            accepted += results.filter { $0.status == .accepted }.count
+        }
+        let seconds = Benchmark.seconds(start.duration(to: clock.now))
+        guard accepted == lines.count else { throw BenchError("bulk_submit: \(lines.count - accepted) events were not accepted") }
+        return BenchResult.Rate(events: accepted, seconds: seconds, events_per_second: Double(accepted) / seconds)
+    }
+
+    /// One `actiond.submit()` call (its own transaction) per event, from several connections;
+    /// a user's events always go through the same connection, in order.
+    static func single(_ bench: Benchmark, client: PostgresClient) async throws -> BenchResult.Rate {
+        let lines = bench.workload(bench.configuration.singleEvents, users: max(64, bench.configuration.singleEvents / 18), runID: "s")
+        let connections = bench.configuration.singleConnections
+        var parts = [[String]](repeating: [], count: connections)
+        for line in lines {
+            // The user id is the fourth string of each line; its hash picks the connection.
+            let user = line.split(separator: "\"", maxSplits: 12)[11]
+            parts[abs(user.hashValue) % connections].append(line)
+        }
+        let clock = ContinuousClock()
+        let start = clock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for part in parts {
+                group.addTask {
+                    try await client.withConnection { connection in
+                        for line in part {
+                            try await connection.query("SELECT actiond.submit(\(line)::jsonb)", logger: bench.logger).drain()
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let seconds = Benchmark.seconds(start.duration(to: clock.now))
+        return BenchResult.Rate(events: lines.count, seconds: seconds, events_per_second: Double(lines.count) / seconds)
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,84 @@
+import ActiondPostgres
+import Foundation
+import PostgresNIO
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// end_to_end and latency, with the workers in their own process (`actiond work`), as
+/// operators run them, so that their peak memory is theirs alone.
+enum WorkerPhases {
+    static func endToEnd(_ bench: Benchmark, url: DatabaseURL, client: PostgresClient) async throws -> (BenchResult.Rate, Double) {
+        let lines = bench.workload(bench.configuration.endToEndEvents, users: bench.configuration.users, runID: "e")
+        let submitter = EventSubmitter(client: client, logger: bench.logger)
+        for offset in stride(from: 0, to: lines.count, by: 1000) {
+            _ = try await submitter.submit(Array(lines[offset..<min(offset + 1000, lines.count)]))
+        }
+        try await client.query("VACUUM ANALYZE", logger: bench.logger).drain()
+        let clock = ContinuousClock()
+        let start = clock.now
+        let worker = try ProcessRunner.spawn(bench.executable, ["work", "--drain"],
+                                             environment: ["DATABASE_URL": url.string, "ACTIOND_LOG_LEVEL": "warning"])
+        let (output, peak) = try await waitMeasuringPeakRSS(worker)
+        let seconds = Benchmark.seconds(start.duration(to: clock.now))
+        guard output.status == 0 else { throw BenchError("actiond work --drain failed (\(output.status)): \(output.standardError.suffix(2000))") }
+        let decided = try await client.query("SELECT count(*) FROM actiond.outcomes", logger: bench.logger).collect().first!.decode(Int.self)
+        return (BenchResult.Rate(events: decided, seconds: seconds, events_per_second: Double(decided) / seconds), peak)
+    }
+
+    /// A steady offered load: every 10 ms, the events due by then, as one submit_many.
+    static func latency(_ bench: Benchmark, url: DatabaseURL, client: PostgresClient) async throws -> BenchResult.Latency {
+        let rate = bench.configuration.latencyRate, seconds = bench.configuration.latencySeconds
+        // No response before its notification here: its wait for the notification would be
+        // the workload's interleaving, not actiond's latency.
+        let lines = bench.workload(rate * seconds, users: max(100, bench.configuration.users / 10), runID: "l", earlyResponses: false)
+        let worker = try ProcessRunner.spawn(bench.executable, ["work"], environment: ["DATABASE_URL": url.string, "ACTIOND_LOG_LEVEL": "warning"])
+        defer { worker.send(SIGKILL); _ = try? worker.wait() }
+        try await Task.sleep(for: .seconds(1))  // started and listening
+        let submitter = EventSubmitter(client: client, logger: bench.logger)
+        let clock = ContinuousClock()
+        let start = clock.now
+        var sent = 0
+        while sent < lines.count {
+            let due = min(lines.count, Int(Benchmark.seconds(start.duration(to: clock.now)) * Double(rate)) + 1)
+            if due > sent {
+                _ = try await submitter.submit(Array(lines[sent..<due]))
+                sent = due
+            }
+            try await Task.sleep(until: start.advanced(by: .milliseconds(10 * (sent * 100 / rate + 1))), clock: clock)
+        }
+        let deadline = clock.now.advanced(by: .seconds(60))
+        while clock.now < deadline {
+            // Held responses (cut off from their notification by the workload's end) are not waited for, as --drain does not.
+            let left = try await client.query("SELECT count(*) FROM actiond.queue", logger: bench.logger)
+                .collect().first!.decode(Int.self)
+            if left == 0 { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        worker.send(SIGTERM)
+        _ = try await worker.exit()
+        let row = try await client.query("""
+            SELECT count(*)::bigint,
+                   coalesce(percentile_cont(0.50) WITHIN GROUP (ORDER BY l), 0), coalesce(percentile_cont(0.95) WITHIN GROUP (ORDER BY l), 0),
+                   coalesce(percentile_cont(0.99) WITHIN GROUP (ORDER BY l), 0), coalesce(max(l), 0)
+            FROM (SELECT extract(epoch FROM decided_at - submitted_at)::float8 * 1000 AS l FROM actiond.outcomes) o
+            """, logger: bench.logger).collect().first!.decode((Int, Double, Double, Double, Double).self)
+        return BenchResult.Latency(offered_events_per_second: rate, events: row.0, p50_ms: row.1, p95_ms: row.2, p99_ms: row.3, max_ms: row.4)
+    }
+
+    /// Waits for `child`, reading its memory high-water mark (VmHWM) as it runs.
+    static func waitMeasuringPeakRSS(_ child: ProcessRunner.Child) async throws -> (ProcessRunner.Output, Double) {
+        var peak = 0.0
+        var status: Int32 = 0
+        while true {
+            if let text = try? String(contentsOfFile: "/proc/\(child.pid)/status", encoding: .utf8),
+               let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+               let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "") {
+                peak = max(peak, kilobytes / 1024)
+            }
+            if waitpid(child.pid, &status, WNOHANG) == child.pid { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return (child.collect(status), peak)
+    }
+}

@@ -1,0 +1,56 @@
+import ActiondPostgres
+import ActiondRuntime
+import ArgumentParser
+import Foundation
+
+struct BenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Measure submit, end-to-end throughput, latency and worker memory, with the raw PostgreSQL ceiling in the same run.",
+        discussion: """
+            Each phase runs on a fresh database of the server (the embedded cluster, or DATABASE_URL's), dropped afterwards. \
+            Build with -c release for figures worth keeping: swift run -c release actiond bench.
+            """)
+
+    @OptionGroup var options: GlobalOptions
+    @Flag(help: "A run of a few seconds (the CI smoke test).") var quick = false
+    @Option(help: "Events in the end-to-end backlog (and the ceiling).") var events: Int?
+    @Option(help: "Users of the end-to-end backlog.") var users: Int?
+    @Option(help: "Events submitted through the bulk path.") var submitEvents: Int?
+    @Option(help: "Events submitted with one actiond.submit() call each.") var singleEvents: Int?
+    @Option(help: "Offered load of the latency phase, events per second.") var rate: Int?
+    @Option(help: "Duration of the latency phase, seconds.") var latencySeconds: Int?
+    @Flag(help: "Turn fsync and synchronous_commit off for the run (labelled NOT DURABLE; restored afterwards).") var notDurable = false
+    @Option(help: "Also write the figures as JSON to FILE.") var json: String?
+
+    func validate() throws {
+        for (name, value) in [("--events", events), ("--users", users), ("--submit-events", submitEvents), ("--single-events", singleEvents),
+                              ("--rate", rate), ("--latency-seconds", latencySeconds)] {
+            if let value, value < 1 { throw ValidationError("\(name) must be at least 1") }
+        }
+    }
+
+    func run() async throws {
+        let logger = try options.makeLogger()
+        var configuration = quick ? BenchConfiguration.quick : BenchConfiguration()
+        if let events { configuration.endToEndEvents = events }
+        if let users { configuration.users = users }
+        if let submitEvents { configuration.submitEvents = submitEvents }
+        if let singleEvents { configuration.singleEvents = singleEvents }
+        if let rate { configuration.latencyRate = rate }
+        if let latencySeconds { configuration.latencySeconds = latencySeconds }
+        configuration.durable = !notDurable
+        let server = try await Database.resolve(options.database, logger: logger)
+        let executable = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+        let result = try await Benchmark(server: server, configuration: configuration, executable: executable, logger: logger) { line in
+            FileHandle.standardError.write(Data("… \(line)\n".utf8))
+        }.run()
+        print(result.table)
+        if let json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try encoder.encode(result).write(to: URL(fileURLWithPath: json))
+            print("figures written to \(json)")
+        }
+    }
+}
