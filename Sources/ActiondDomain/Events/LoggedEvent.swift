@@ -15,6 +15,9 @@ public struct LoggedEvent: Sendable, Hashable, Codable {
     public var submittedAt: Date
     /// How many earlier attempts failed.
     public var failedAttempts: Int
+    /// `data` read once for the handlers (nil when it cannot be read: `EventData.parse` then
+    /// says why).
+    public let input: EventData?
 
     public init(position: Int64, id: String, type: EventType, userID: String, occurredAt: Date,
                 data: String, submittedAt: Date, failedAttempts: Int = 0) {
@@ -28,5 +31,31 @@ public struct LoggedEvent: Sendable, Hashable, Codable {
         self.data = data
         self.submittedAt = submittedAt.roundedToMicroseconds
         self.failedAttempts = failedAttempts
+        self.input = try? EventData.read(data, type: type, position: position)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case position, id, type, userID, occurredAt, data, submittedAt, failedAttempts
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(position: try container.decode(Int64.self, forKey: .position), id: try container.decode(String.self, forKey: .id),
+                  type: try container.decode(EventType.self, forKey: .type), userID: try container.decode(String.self, forKey: .userID),
+                  occurredAt: try container.decode(Date.self, forKey: .occurredAt), data: try container.decode(String.self, forKey: .data),
+                  submittedAt: try container.decode(Date.self, forKey: .submittedAt),
+                  failedAttempts: try container.decode(Int.self, forKey: .failedAttempts))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(position, forKey: .position)
+        try container.encode(id, forKey: .id)
+        try container.encode(type, forKey: .type)
+        try container.encode(userID, forKey: .userID)
+        try container.encode(occurredAt, forKey: .occurredAt)
+        try container.encode(data, forKey: .data)
+        try container.encode(submittedAt, forKey: .submittedAt)
+        try container.encode(failedAttempts, forKey: .failedAttempts)
     }
 }

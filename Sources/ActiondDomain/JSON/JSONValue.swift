@@ -48,19 +48,22 @@ public enum JSONValue: Sendable, Hashable {
 
 extension JSONValue: Codable {
     public init(from decoder: any Decoder) throws {
+        // The Decoder API cannot ask a value's type, only try one and catch the error, and a
+        // failed try costs an error allocation. Strings and objects come first: they are
+        // most of any event, so most values are decoded at the first or second try.
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([String: JSONValue].self) {
+            self = .object(value)
         } else if let value = try? container.decode(Bool.self) {
             self = .bool(value)
         } else if let value = try? container.decode(Double.self) {
             self = .number(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([JSONValue].self) {
-            self = .array(value)
         } else {
-            self = .object(try container.decode([String: JSONValue].self))
+            self = .array(try container.decode([JSONValue].self))
         }
     }
 

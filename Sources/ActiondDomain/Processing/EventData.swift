@@ -14,18 +14,24 @@ public enum EventData: Sendable, Hashable {
         public var description: String { "event at position \(position): data.\(field) is missing or mistyped" }
     }
 
+    /// The event's data, read once when the event was loaded.
     public static func parse(_ event: LoggedEvent) throws -> EventData {
-        let data = try JSONDecoder().decode(JSONValue.self, from: Data(event.data.utf8))
+        if let input = event.input { return input }
+        return try read(event.data, type: event.type, position: event.position)
+    }
+
+    static func read(_ text: String, type: EventType, position: Int64) throws -> EventData {
+        let data = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
         func string(_ field: String) throws -> String {
-            guard let value = data[field]?.stringValue else { throw Unreadable(position: event.position, field: field) }
+            guard let value = data[field]?.stringValue else { throw Unreadable(position: position, field: field) }
             return value
         }
-        switch event.type {
+        switch type {
         case .notificationSent:
-            guard let payload = data["payload"]?.objectValue else { throw Unreadable(position: event.position, field: "payload") }
+            guard let payload = data["payload"]?.objectValue else { throw Unreadable(position: position, field: "payload") }
             return .sent(requestID: try string("request_id"), payload: payload)
         case .notificationResponse:
-            guard case .bool(let locked)? = data["locked"] else { throw Unreadable(position: event.position, field: "locked") }
+            guard case .bool(let locked)? = data["locked"] else { throw Unreadable(position: position, field: "locked") }
             return .response(NotificationResponse(requestID: try string("request_id"), action: try string("action"),
                                                   text: data["text"]?.stringValue, locked: locked))
         case .meetingCancelled:

@@ -13,9 +13,27 @@ public enum MicrosecondTimestamp {
         var time = time_t(seconds)
         var parts = tm()
         gmtime_r(&time, &parts)
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ",
-                      Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
-                      Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), Int(fraction))
+        // Digits written directly: String(format:) cost 7 % of a worker's time in a profile.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(27)
+        func digits(_ value: Int, _ count: Int) {
+            var divisor = 1
+            for _ in 1..<count { divisor *= 10 }
+            var rest = value
+            while divisor > 0 {
+                bytes.append(UInt8(48 + (rest / divisor) % 10))
+                rest %= divisor
+                divisor /= 10
+            }
+        }
+        digits(Int(parts.tm_year) + 1900, 4); bytes.append(UInt8(ascii: "-"))
+        digits(Int(parts.tm_mon) + 1, 2); bytes.append(UInt8(ascii: "-"))
+        digits(Int(parts.tm_mday), 2); bytes.append(UInt8(ascii: "T"))
+        digits(Int(parts.tm_hour), 2); bytes.append(UInt8(ascii: ":"))
+        digits(Int(parts.tm_min), 2); bytes.append(UInt8(ascii: ":"))
+        digits(Int(parts.tm_sec), 2); bytes.append(UInt8(ascii: "."))
+        digits(Int(fraction), 6); bytes.append(UInt8(ascii: "Z"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Parses what `format` writes (the fraction may have 0 to 6 digits).
