@@ -93,12 +93,14 @@ $$;
 create function actiond.rebuild_lock_key() returns bigint
 language sql immutable as $$ select 7446901001::bigint $$;
 
--- claim (006) plus: the shared rebuild lock, and the current category version on each row
--- so the worker knows whether its copy of the registry is still current.
+-- claim (006) plus: the shared rebuild lock; the current category version on each row, so
+-- the worker knows whether its copy of the registry is still current; and the database's
+-- clock, which hold windows are measured on (submitted_at is the database's clock too).
 drop function actiond.claim(bigint, bigint);
 create function actiond.claim(max_users bigint, max_events bigint)
 returns table ("position" bigint, user_id text, attempts integer, id text, type text,
-               occurred_at timestamptz, data text, submitted_at timestamptz, category_version integer)
+               occurred_at timestamptz, data text, submitted_at timestamptz, category_version integer,
+               database_now timestamptz)
 language plpgsql volatile as $$
 declare
     claimed text[];
@@ -123,7 +125,7 @@ begin
 
     -- A second statement: its snapshot is taken after the locks were granted (see 006).
     return query
-    select q.position, q.user_id, q.attempts, e.id, e.type, e.occurred_at, e.data::text, e.submitted_at, version
+    select q.position, q.user_id, q.attempts, e.id, e.type, e.occurred_at, e.data::text, e.submitted_at, version, clock_timestamp()
     from unnest(claimed) as u(user_id)
     cross join lateral (
         select qq.position, qq.user_id, qq.attempts
@@ -226,8 +228,11 @@ language plpgsql volatile as $$
 declare
     moved bigint;
 begin
+    -- SKIP LOCKED: a row the sweeper (or another worker) is moving is being re-queued
+    -- already; waiting for it could deadlock with the sweeper waiting for our user's row.
     with released as (
-        delete from actiond.held h where h.position = any(positions)
+        delete from actiond.held h
+        where h.position in (select x.position from actiond.held x where x.position = any(positions) for update skip locked)
         returning h.position, h.user_id
     ), queued as (
         insert into actiond.queue (position, user_id)

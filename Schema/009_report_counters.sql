@@ -62,11 +62,17 @@ create table actiond.latency_all_time (
     primary key (bucket, shard)
 );
 
+-- Every counter write takes its shard's advisory lock first: two backends that share a shard
+-- then take the counter rows one after the other instead of in opposite orders (a deadlock).
+create function actiond.lock_counter_shard(shard integer) returns void
+language sql volatile as $$ select pg_advisory_xact_lock(7446901100 + shard) $$;
+
 create function actiond.count_outcomes_inserted() returns trigger
 language plpgsql as $$
 declare
     me constant integer := pg_backend_pid() % 64;
 begin
+    perform actiond.lock_counter_shard(me);
     insert into actiond.outcome_counts as c (shard, category, action, outcome, reason, events)
     select me, coalesce(n.category, ''), coalesce(n.action, ''), n.outcome, coalesce(n.reason, ''), count(*)
     from added n group by 2, 3, 4, 5 order by 2, 3, 4, 5
@@ -106,6 +112,7 @@ language plpgsql as $$
 declare
     me constant integer := pg_backend_pid() % 64;
 begin
+    perform actiond.lock_counter_shard(me);
     insert into actiond.outcome_counts as c (shard, category, action, outcome, reason, events)
     select me, d.category, d.action, d.outcome, d.reason, sum(d.delta)
     from (select coalesce(o.category, '') as category, coalesce(o.action, '') as action, o.outcome,
@@ -135,6 +142,7 @@ $$;
 create function actiond.count_outcomes_deleted() returns trigger
 language plpgsql as $$
 begin
+    perform actiond.lock_counter_shard(pg_backend_pid() % 64);
     insert into actiond.outcome_counts as c (shard, category, action, outcome, reason, events)
     select pg_backend_pid() % 64, coalesce(o.category, ''), coalesce(o.action, ''), o.outcome, coalesce(o.reason, ''), -count(*)
     from removed o group by 2, 3, 4, 5 order by 2, 3, 4, 5

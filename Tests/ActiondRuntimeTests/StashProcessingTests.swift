@@ -84,6 +84,17 @@ struct StashProcessingTests {
         }
     }
 
+    @Test func aReplyWhoseNotificationIsRecordedInTheSameBatchIsStashedToo() async throws {
+        try await TestDatabase.with { db in
+            try await DomainProcessingTests.submit([Self.state("protected_data.unavailable", "lock")], to: db)
+            try await DomainProcessingTests.drain(db)
+            try await DomainProcessingTests.submit(Self.thread() + [Self.reply("reply", "sealed")], to: db)
+            try await DomainProcessingTests.drain(db, batchSize: 100)
+            #expect(try await DomainProcessingTests.outcomes(db)["reply"] == "stashed")
+            #expect(try await Self.replies(db).isEmpty)
+        }
+    }
+
     @Test func aDuplicateSubmittedWhileLockedIsStashedOnce() async throws {
         try await TestDatabase.with { db in
             try await DomainProcessingTests.submit(Self.thread() + [Self.state("protected_data.unavailable", "lock"), Self.reply("reply", "once")], to: db)

@@ -59,18 +59,18 @@ public struct HandlerResult: Sendable, Hashable {
     /// What changed, in order.
     public var events: [DomainEvent]
     /// Earlier events (by id) whose outcome this decision changed.
-    public var revised: [String: EventOutcome]
+    public var revised: [ExactString: EventOutcome]
     /// The user's protected data became available: integrate their stash now.
     public var integratesStash: Bool
 
-    public init(_ verdict: Verdict, events: [DomainEvent] = [], revised: [String: EventOutcome] = [:], integratesStash: Bool = false) {
+    public init(_ verdict: Verdict, events: [DomainEvent] = [], revised: [ExactString: EventOutcome] = [:], integratesStash: Bool = false) {
         self.verdict = verdict
         self.events = events
         self.revised = revised
         self.integratesStash = integratesStash
     }
 
-    public static func outcome(_ outcome: EventOutcome, _ events: [DomainEvent] = [], revised: [String: EventOutcome] = [:]) -> HandlerResult {
+    public static func outcome(_ outcome: EventOutcome, _ events: [DomainEvent] = [], revised: [ExactString: EventOutcome] = [:]) -> HandlerResult {
         HandlerResult(.outcome(outcome), events: events, revised: revised)
     }
 

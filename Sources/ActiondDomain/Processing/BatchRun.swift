@@ -37,25 +37,25 @@ public struct BatchRun: Sendable {
     /// Positions of events stashed by earlier batches and integrated by this one.
     public private(set) var unstashed: [Int64] = []
     /// New outcomes of events decided by earlier batches (revisions, integrations), by id.
-    public private(set) var revised: [String: EventOutcome] = [:]
+    public private(set) var revised: [ExactString: EventOutcome] = [:]
 
-    private var finishedIndex: [String: Int] = [:]
+    private var finishedIndex: [ExactString: Int] = [:]
     /// Each user's stash: earlier batches' (loaded) and this batch's, in position order.
-    private var stash: [String: [LoggedEvent]]
+    private var stash: [ExactString: [LoggedEvent]]
     private var stashedHere: Set<Int64> = []
 
     /// `stash`: the stashed events of users whose protected data may become available in
     /// this batch, in position order.
-    public init(state: WorkingSet, stash: [String: [LoggedEvent]] = [:]) {
+    public init(state: WorkingSet, stash: [ExactString: [LoggedEvent]] = [:]) {
         self.state = state
         self.stash = stash
     }
 
     public static func run(_ events: [LoggedEvent], handler: any EventHandler, state: WorkingSet,
-                           stash: [String: [LoggedEvent]] = [:], retry: RetryPolicy, now: Date) async throws -> BatchRun {
+                           stash: [ExactString: [LoggedEvent]] = [:], retry: RetryPolicy, now: Date) async throws -> BatchRun {
         var run = BatchRun(state: state, stash: stash)
-        var waiting: Set<String> = []  // users whose failed event blocks their later ones
-        for event in events where !waiting.contains(event.userID) {
+        var waiting: Set<ExactString> = []  // users whose failed event blocks their later ones
+        for event in events where !waiting.contains(ExactString(event.userID)) {
             do {
                 // Deciding changes nothing; only a decision that succeeded is applied. An
                 // integration can fail midway, so it runs on a copy, kept only if it succeeds.
@@ -74,7 +74,7 @@ public struct BatchRun: Sendable {
                 let number = event.failedAttempts + 1
                 switch retry.afterFailure(attempt: number) {
                 case .retry(let delay):
-                    waiting.insert(event.userID)
+                    waiting.insert(ExactString(event.userID))
                     run.failures.append(Failure(event: event, error: String(describing: error), attempt: number, delay: delay))
                 case .dead:
                     run.failures.append(Failure(event: event, error: String(describing: error), attempt: number, delay: nil))
@@ -95,7 +95,7 @@ public struct BatchRun: Sendable {
             held.append(Held(event: event, requestID: requestID, until: until))
         case .stash:
             record(event, .stashed)
-            stash[event.userID, default: []].append(event)
+            stash[ExactString(event.userID), default: []].append(event)
             stashedHere.insert(event.position)
             stashed.append(event)
         }
@@ -103,7 +103,10 @@ public struct BatchRun: Sendable {
 
     /// Runs the user's stashed events again, in order; each gets its final outcome.
     private mutating func integrate(user: String, handler: any EventHandler, now: Date) async throws {
-        guard let pending = stash.removeValue(forKey: user), !pending.isEmpty else { return }
+        // In position order: a held response re-queued and stashed in this batch may be older
+        // than entries stashed by earlier batches.
+        guard let pending = stash.removeValue(forKey: ExactString(user))?.sorted(by: { $0.position < $1.position }),
+              !pending.isEmpty else { return }
         for event in pending {
             let result = try await handler.handle(event, in: state, now: now)
             state.apply(result.events, position: event.position)
@@ -115,7 +118,7 @@ public struct BatchRun: Sendable {
             // handler that would hold or stash it again has changed its rules; keep it safe.
             case .hold, .stash: throw StashIntegrationError(position: event.position)
             }
-            revise(event.id, outcome)
+            revise(ExactString(event.id), outcome)
             if stashedHere.remove(event.position) != nil {
                 stashed.removeAll { $0.position == event.position }
             } else {
@@ -125,11 +128,11 @@ public struct BatchRun: Sendable {
     }
 
     private mutating func record(_ event: LoggedEvent, _ outcome: EventOutcome, error: String? = nil) {
-        finishedIndex[event.id] = finished.count
+        finishedIndex[ExactString(event.id)] = finished.count
         finished.append(Finished(event: event, outcome: outcome, error: error))
     }
 
-    private mutating func revise(_ id: String, _ outcome: EventOutcome) {
+    private mutating func revise(_ id: ExactString, _ outcome: EventOutcome) {
         if let index = finishedIndex[id] { finished[index].outcome = outcome } else { revised[id] = outcome }
     }
 }

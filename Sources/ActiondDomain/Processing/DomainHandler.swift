@@ -16,7 +16,11 @@ public struct DomainHandler: EventHandler {
         case .sent(let requestID, let payload):
             return [.notification(requestID)] + targets(of: notification(requestID, payload, event), categories: state.categories)
         case .response(let response):
-            guard let notification = state.notification(response.requestID) else { return [.notification(response.requestID)] }
+            // The user's protected-data row always: the notification may be recorded earlier in
+            // this very batch, and a reply must see whether it has to be stashed.
+            guard let notification = state.notification(response.requestID) else {
+                return [.notification(response.requestID), .protectedData(user: event.userID)]
+            }
             return [.notification(response.requestID), .protectedData(user: event.userID)]
                 + targets(of: notification, categories: state.categories)
         case .meetingCancelled(let meetingID):
@@ -158,6 +162,6 @@ public struct DomainHandler: EventHandler {
 
     private func result<State>(_ decision: Decision<State>) -> HandlerResult {
         .outcome(decision.outcome, decision.events,
-                 revised: Dictionary(uniqueKeysWithValues: decision.revised.map { ($0.key.eventID, $0.value) }))
+                 revised: Dictionary(decision.revised.map { (ExactString($0.key.eventID), $0.value) }) { $1 })
     }
 }

@@ -46,4 +46,15 @@ public struct StreamKey: Sendable, Hashable, Comparable, Codable, CustomStringCo
     }
 
     public var description: String { "\(kind.rawValue)[\(id)\(userID.isEmpty ? "" : ", \(userID)")]" }
+
+    /// Ids compare byte by byte, as PostgreSQL's do (see `ExactString`).
+    public static func == (lhs: StreamKey, rhs: StreamKey) -> Bool {
+        lhs.kind == rhs.kind && lhs.id.utf8.elementsEqual(rhs.id.utf8) && lhs.userID.utf8.elementsEqual(rhs.userID.utf8)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(kind)
+        hasher.combine(ExactString(id))
+        hasher.combine(ExactString(userID))
+    }
 }

@@ -31,12 +31,12 @@ public enum ProjectionStore {
     }
 
     /// The stashed events of `users`, by user, in position order.
-    public static func stash(of users: [String], on connection: PostgresConnection, logger: Logger) async throws -> [String: [LoggedEvent]] {
+    public static func stash(of users: [String], on connection: PostgresConnection, logger: Logger) async throws -> [ExactString: [LoggedEvent]] {
         guard !users.isEmpty else { return [:] }
-        var stash: [String: [LoggedEvent]] = [:]
+        var stash: [ExactString: [LoggedEvent]] = [:]
         let rows = try await connection.query("SELECT user_id, payload_version, payload FROM actiond.load_stash(\(users))", logger: logger)
         for try await (user, version, payload) in rows.decode((String, Int, String).self) {
-            stash[user, default: []].append(try StashPayload.open(payload, version: version))
+            stash[ExactString(user), default: []].append(try StashPayload.open(payload, version: version))
         }
         return stash
     }
@@ -71,9 +71,9 @@ public enum ProjectionStore {
         let held = run.held
         let heldPositions = held.map(\.event.position), heldUsers = held.map(\.event.userID)
         let heldRequests = held.map(\.requestID), heldUntil = held.map(\.until.microsecondsSince1970)
-        let revisedIDs = Array(run.revised.keys)
-        let revisedOutcomes = revisedIDs.map { run.revised[$0]!.name }
-        let revisedReasons = revisedIDs.map { run.revised[$0]!.reason ?? "" }
+        let revisedIDs = run.revised.keys.map(\.string)
+        let revisedOutcomes = run.revised.values.map(\.name)
+        let revisedReasons = run.revised.values.map { $0.reason ?? "" }
         let stashPositions = run.stashed.map(\.position), stashUsers = run.stashed.map(\.userID)
         let stashPayloads = try run.stashed.map(StashPayload.seal)
         guard !rowKinds.isEmpty || !eventKinds.isEmpty || !held.isEmpty || !revisedIDs.isEmpty

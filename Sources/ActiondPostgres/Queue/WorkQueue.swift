@@ -40,23 +40,26 @@ public enum WorkQueue {
     public struct Claim: Sendable {
         public var events: [LoggedEvent]
         public var categoryVersion: Int?
+        /// The database's clock at the claim: what hold windows are measured on.
+        public var databaseNow: Date?
     }
 
     /// Locks up to `maxUsers` users in this transaction and returns about `maxEvents` of
     /// their oldest pending events, in position order.
     public static func claim(maxUsers: Int, maxEvents: Int, on connection: PostgresConnection, logger: Logger) async throws -> Claim {
         let rows = try await connection.query("""
-            SELECT position, user_id, attempts, id, type, occurred_at, data, submitted_at, category_version
+            SELECT position, user_id, attempts, id, type, occurred_at, data, submitted_at, category_version, database_now
             FROM actiond.claim(\(maxUsers), \(maxEvents))
             """, logger: logger)
-        var claim = Claim(events: [], categoryVersion: nil)
-        for try await (position, userID, attempts, id, type, occurredAt, data, submittedAt, version)
-            in rows.decode((Int64, String, Int, String, String, Date, String, Date, Int?).self) {
+        var claim = Claim(events: [], categoryVersion: nil, databaseNow: nil)
+        for try await (position, userID, attempts, id, type, occurredAt, data, submittedAt, version, now)
+            in rows.decode((Int64, String, Int, String, String, Date, String, Date, Int?, Date).self) {
             // The log's check constraint admits only known types.
             let eventType = EventType(rawValue: type) ?? .notificationSent
             claim.events.append(LoggedEvent(position: position, id: id, type: eventType, userID: userID, occurredAt: occurredAt,
                                             data: data, submittedAt: submittedAt, failedAttempts: attempts))
             claim.categoryVersion = version
+            claim.databaseNow = now
         }
         return claim
     }

@@ -42,7 +42,8 @@ struct BatchProcessor: Sendable {
         var state = WorkingSet(categories: try await categories.registry(version: claim.categoryVersion, on: connection, logger: logger))
         let stash = try await load(for: events, into: &state, on: connection)
 
-        let run = try await BatchRun.run(events, handler: handler, state: state, stash: stash, retry: configuration.retry, now: Date())
+        let run = try await BatchRun.run(events, handler: handler, state: state, stash: stash, retry: configuration.retry,
+                                         now: claim.databaseNow ?? Date())
         var retries: [WorkQueue.Retry] = []
         for failure in run.failures {
             metrics.failures.increment()
@@ -61,7 +62,7 @@ struct BatchProcessor: Sendable {
         }
 
         let commitStart = clock.now
-        let claimedUsers = Array(Set(events.map(\.userID)))
+        let claimedUsers = Set(events.map { ExactString($0.userID) }).map(\.string)
         try await ProjectionStore.write(run, on: connection, logger: logger)
         try await WorkQueue.complete(finished: finished, retries: retries, claimedUsers: claimedUsers, on: connection, logger: logger)
         metrics.commitDuration.recordNanoseconds(commitStart.duration(to: clock.now).nanoseconds)
@@ -78,12 +79,12 @@ struct BatchProcessor: Sendable {
     /// response's notification, once loaded, names the invitation it answers). An event whose
     /// data cannot be read names nothing here; its handler fails in the run.
     private func load(for events: [LoggedEvent], into state: inout WorkingSet,
-                      on connection: PostgresConnection) async throws -> [String: [LoggedEvent]] {
+                      on connection: PostgresConnection) async throws -> [ExactString: [LoggedEvent]] {
         var shared: Set<StreamKey> = []
         for event in events { shared.formUnion((try? handler.sharedWrites(for: event)) ?? []) }
         try await ProjectionStore.lock(shared.sorted(), on: connection, logger: logger)
-        let unlocking = Set(events.filter { $0.type == .protectedDataAvailable }.map(\.userID))
-        let stash = try await ProjectionStore.stash(of: Array(unlocking), on: connection, logger: logger)
+        let unlocking = Set(events.filter { $0.type == .protectedDataAvailable }.map { ExactString($0.userID) })
+        let stash = try await ProjectionStore.stash(of: unlocking.map(\.string), on: connection, logger: logger)
         let all = events + stash.values.joined()
         for _ in 0..<4 {
             var wanted: Set<StreamKey> = []

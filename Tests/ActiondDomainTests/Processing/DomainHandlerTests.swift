@@ -87,6 +87,18 @@ struct DomainHandlerTests {
         #expect(fold.phase == .stopped && fold.snoozeCount == 9 && fold.verdicts.count == 12)
     }
 
+    @Test func canonicallyEquivalentEventIdsAreRevisedSeparately() async throws {
+        // "é" and "e\u{301}" are equal as Swift strings but two ids to PostgreSQL. A review
+        // found the revision map trapping on them ("Duplicate values for key").
+        var run = Simulation()
+        try await run.sent("s1", category: "TIMER_EXPIRED", request: "r1", keys: ["TIMER_ID": "t1"])
+        try await run.respond("s-caf\u{E9}", request: "r1", action: "SNOOZE_ACTION", at: 100)
+        try await run.respond("s-cafe\u{301}", request: "r1", action: "SNOOZE_ACTION", at: 200)
+        let stop = try await run.respond("stop", request: "r1", action: "STOP_ACTION", at: 50)
+        #expect(stop.revised.count == 2)
+        #expect(run.state.timer("t1", user: "ana")?.fold.snoozeCount == 0)
+    }
+
     @Test func messagesRepliesAndReadMarkers() async throws {
         var run = Simulation()
         try await run.sent("s1", category: "MESSAGE", request: "r1", keys: ["THREAD_ID": "th", "MESSAGE_ID": "m1"])

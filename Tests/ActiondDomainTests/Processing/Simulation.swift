@@ -8,7 +8,7 @@ struct Simulation {
     var state = WorkingSet(categories: Fixtures.registry)
     var outcomes: [String: EventOutcome] = [:]
     var held: Set<String> = []
-    var stash: [String: [LoggedEvent]] = [:]
+    var stash: [ExactString: [LoggedEvent]] = [:]
     var position: Int64 = 0
     var handler = DomainHandler()
 
@@ -21,11 +21,11 @@ struct Simulation {
         let run = try await BatchRun.run(events, handler: handler, state: state, stash: stash, retry: RetryPolicy(maxAttempts: 1), now: now)
         state = run.state
         for finished in run.finished { outcomes[finished.event.id] = finished.outcome; held.remove(finished.event.id) }
-        outcomes.merge(run.revised) { $1 }
+        for (id, outcome) in run.revised { outcomes[id.string] = outcome }
         for item in run.held { held.insert(item.event.id) }
         let integrated = Set(run.unstashed)
         for user in stash.keys { stash[user]?.removeAll { integrated.contains($0.position) } }
-        for event in run.stashed { stash[event.userID, default: []].append(event) }
+        for event in run.stashed { stash[ExactString(event.userID), default: []].append(event) }
         return run
     }
 

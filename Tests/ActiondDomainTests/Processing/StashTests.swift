@@ -60,6 +60,44 @@ struct StashTests {
         #expect(run.state.thread("th", user: "bob")?.replies == 1)
     }
 
+    @Test func aResponseAlwaysNamesItsUsersProtectedDataRow() throws {
+        // Even when its notification is not loaded yet (it may be recorded earlier in the same
+        // batch): the reply must know whether to stash. A review found replies applied while locked.
+        let reply = LoggedEvent(position: 1, id: "r", type: .notificationResponse, userID: "ana", occurredAt: Fixtures.epoch,
+                                data: #"{"request_id":"r1","action":"REPLY_ACTION","locked":true,"text":"hi"}"#, submittedAt: Fixtures.epoch)
+        #expect(try DomainHandler().streams(for: reply, in: WorkingSet(categories: Fixtures.registry)).contains(.protectedData(user: "ana")))
+    }
+
+    @Test func integrationFollowsPositionsWhenAnOlderChangeIsStashedInTheSameBatch() async throws {
+        var run = try await Self.threadSetup()
+        try await run.run(.protectedDataUnavailable, "lock", data: "{}")
+        // An entry stashed by an earlier batch (position 6), and an older reply (position 2,
+        // a held response re-queued) stashed in the batch that also unlocks.
+        let reply = #"{"request_id":"r1","action":"REPLY_ACTION","locked":true,"text":"%@"}"#
+        var stored = run.event(.notificationResponse, "five", user: "ana", at: 6, data: reply.replacingOccurrences(of: "%@", with: "five"))
+        stored = LoggedEvent(position: 6, id: stored.id, type: stored.type, userID: "ana", occurredAt: stored.occurredAt, data: stored.data, submittedAt: stored.submittedAt)
+        run.stash["ana"] = [stored]
+        run.outcomes["five"] = .stashed
+        let older = LoggedEvent(position: 2, id: "two", type: .notificationResponse, userID: "ana", occurredAt: Fixtures.at(2),
+                                data: reply.replacingOccurrences(of: "%@", with: "two"), submittedAt: Fixtures.epoch)
+        let unlock = LoggedEvent(position: 7, id: "unlock", type: .protectedDataAvailable, userID: "ana", occurredAt: Fixtures.at(7),
+                                 data: "{}", submittedAt: Fixtures.epoch)
+        _ = try await run.batch([older, unlock])
+        #expect(Self.replies(run) == ["two", "five"])
+        #expect(run.outcomes["two"] == .applied && run.outcomes["five"] == .applied)
+    }
+
+    @Test func usersWithCanonicallyEquivalentIdsKeepSeparateStashes() async throws {
+        var run = Simulation()
+        let composed = "jos\u{E9}", decomposed = "jose\u{301}"
+        try await run.sent("s1", category: "MESSAGE", request: "a", user: composed, keys: ["THREAD_ID": "th", "MESSAGE_ID": "m1"])
+        try await run.sent("s2", category: "MESSAGE", request: "b", user: decomposed, keys: ["THREAD_ID": "th", "MESSAGE_ID": "m1"])
+        try await run.run(.protectedDataUnavailable, "lock", user: composed, data: "{}")
+        try await run.respond("locked-reply", request: "a", action: "REPLY_ACTION", user: composed, text: "later")
+        try await run.respond("free-reply", request: "b", action: "REPLY_ACTION", user: decomposed, text: "now")
+        #expect(run.outcomes["locked-reply"] == .stashed && run.outcomes["free-reply"] == .applied)
+    }
+
     /// Random interleavings of lock, unlock, replies and other responses, cut into random
     /// batches: the thread's replies are exactly the replies in submission order.
     @Test func repliesLandInSubmissionOrderWhateverTheLockPattern() async {
