@@ -79,23 +79,23 @@ public struct ProjectionRebuild: Sendable {
                 FROM actiond.domain_events_page(\(after.kind), \(after.id), \(after.user), \(after.seq), \(upTo), \(pageSize)::integer)
                 """, logger: logger).collect()
             if page.isEmpty { break }
-            var rows = RowBatch()
+            var rows = ProjectionRows()
             for row in page {
                 let (seq, position, kind, id, user, version, data) = try row.decode((Int64, Int64, String, String, String, Int, String).self)
                 after = (kind, id, user, seq)
                 if let finished = try fold.add(StreamKey(Self.kind(kind), id, user: user), position: position,
                                                event: Self.decodeEvent(data, version: version)) {
-                    try rows.append(finished)
+                    try rows.append(finished.0, finished.1, position: finished.2)
                 }
             }
-            try await rows.write(on: connection, logger: logger)
+            try await rows.writeRebuilt(on: connection, logger: logger)
             summary.events += page.count
             summary.rows += rows.count
             progress(Progress(folded: summary.events, total: total))
         }
-        var last = RowBatch()
-        if let finished = fold.finish() { try last.append(finished) }
-        try await last.write(on: connection, logger: logger)
+        var last = ProjectionRows()
+        if let finished = fold.finish() { try last.append(finished.0, finished.1, position: finished.2) }
+        try await last.writeRebuilt(on: connection, logger: logger)
         summary.rows += last.count
 
         let (caughtUp, removed, written) = try await connection.transaction(logger: logger) { connection in
@@ -141,9 +141,9 @@ public struct ProjectionRebuild: Sendable {
             states[item.key] = Projector.apply(item.event, to: states[item.key])
             positions[item.key] = item.position
         }
-        var batch = RowBatch()
-        for key in keys { if let state = states[key], let position = positions[key] { try batch.append((key, state, position)) } }
-        try await batch.write(on: connection, logger: logger)
+        var batch = ProjectionRows()
+        for key in keys { if let state = states[key], let position = positions[key] { try batch.append(key, state, position: position) } }
+        try await batch.writeRebuilt(on: connection, logger: logger)
         return events.count
     }
 
@@ -186,24 +186,5 @@ struct StreamFold {
         defer { current = nil }
         guard let current, let state = current.state else { return nil }
         return (current.key, state, current.position)
-    }
-}
-
-/// Projection rows to write in one call.
-struct RowBatch {
-    var kinds: [String] = [], ids: [String] = [], users: [String] = [], states: [String] = [], positions: [Int64] = []
-    var count: Int { kinds.count }
-
-    mutating func append(_ row: (StreamKey, ProjectionState, Int64)) throws {
-        kinds.append(row.0.kind.rawValue)
-        ids.append(row.0.id)
-        users.append(row.0.userID)
-        states.append(try row.1.document())
-        positions.append(row.2)
-    }
-
-    func write(on connection: PostgresConnection, logger: Logger) async throws {
-        guard count > 0 else { return }
-        try await connection.query("SELECT actiond.write_rebuilt_rows(\(kinds), \(ids), \(users), \(states), \(positions))", logger: logger).drain()
     }
 }

@@ -46,15 +46,10 @@ public enum ProjectionStore {
     /// re-queues responses held for the notifications it recorded.
     public static func write(_ run: BatchRun, on connection: PostgresConnection, logger: Logger) async throws {
         let state = run.state
-        let changed = state.changed.sorted { $0.key < $1.key }
-        var rowKinds: [String] = [], rowIDs: [String] = [], rowUsers: [String] = [], rowStates: [String] = [], rowPositions: [Int64] = []
-        for (key, position) in changed {
-            guard let row = state[key] else { continue }
-            rowKinds.append(key.kind.rawValue)
-            rowIDs.append(key.id)
-            rowUsers.append(key.userID)
-            rowStates.append(try row.document())
-            rowPositions.append(position)
+        // apply_batch upserts the rows in key order itself.
+        var rows = ProjectionRows()
+        for (key, position) in state.changed {
+            if let row = state[key] { try rows.append(key, row, position: position) }
         }
         var eventPositions: [Int64] = [], eventKinds: [String] = [], eventIDs: [String] = [], eventUsers: [String] = []
         var eventTypes: [String] = [], eventData: [String] = [], recorded: [String] = []
@@ -76,11 +71,11 @@ public enum ProjectionStore {
         let revisedReasons = run.revised.values.map { $0.reason ?? "" }
         let stashPositions = run.stashed.map(\.position), stashUsers = run.stashed.map(\.userID)
         let stashPayloads = try run.stashed.map(StashPayload.seal)
-        guard !rowKinds.isEmpty || !eventKinds.isEmpty || !held.isEmpty || !revisedIDs.isEmpty
+        guard rows.count > 0 || !eventKinds.isEmpty || !held.isEmpty || !revisedIDs.isEmpty
             || !stashPositions.isEmpty || !run.unstashed.isEmpty else { return }
         try await connection.query("""
             SELECT actiond.apply_batch(
-                \(rowKinds), \(rowIDs), \(rowUsers), \(rowStates), \(rowPositions),
+                \(rows.kinds), \(rows.ids), \(rows.users), \(rows.states), \(rows.positions),
                 \(eventPositions), \(eventKinds), \(eventIDs), \(eventUsers), \(eventTypes), \(eventData), \(DomainEvent.schemaVersion)::integer,
                 \(heldPositions), \(heldUsers), \(heldRequests), \(heldUntil),
                 \(revisedIDs), \(revisedOutcomes), \(revisedReasons), \(recorded),

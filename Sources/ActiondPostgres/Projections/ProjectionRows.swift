@@ -1,0 +1,25 @@
+import ActiondDomain
+import Logging
+import PostgresNIO
+
+/// Projection rows as array binds, for the SQL functions that write them in one call
+/// (`apply_batch` for workers, `write_rebuilt_rows` for rebuild).
+struct ProjectionRows {
+    var kinds: [String] = [], ids: [String] = [], users: [String] = [], states: [String] = [], positions: [Int64] = []
+    var count: Int { kinds.count }
+
+    /// A row: its stream, its state, and the input event that last changed it.
+    mutating func append(_ key: StreamKey, _ state: ProjectionState, position: Int64) throws {
+        kinds.append(key.kind.rawValue)
+        ids.append(key.id)
+        users.append(key.userID)
+        states.append(try state.document())
+        positions.append(position)
+    }
+
+    /// Writes the rows into projections_rebuild.
+    func writeRebuilt(on connection: PostgresConnection, logger: Logger) async throws {
+        guard count > 0 else { return }
+        try await connection.query("SELECT actiond.write_rebuilt_rows(\(kinds), \(ids), \(users), \(states), \(positions))", logger: logger).drain()
+    }
+}
