@@ -13,6 +13,9 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "actiond", targets: ["actiond"]),
+        // The library a team builds its own worker with: `CategoryHandler` and
+        // `Actiond.main(handlers:)`, every command included.
+        .library(name: "ActiondKit", targets: ["ActiondKit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
@@ -54,9 +57,10 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The thin executable: commands only.
-        .executableTarget(
-            name: "actiond",
+        // The public library: the handler API (re-exported from ActiondDomain) and the
+        // command line, run with a team's handlers by `Actiond.main(handlers:)`.
+        .target(
+            name: "ActiondKit",
             dependencies: [
                 "ActiondDomain",
                 "ActiondPostgres",
@@ -65,6 +69,42 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // The thin executable: the library's command line with the built-in handlers.
+        .executableTarget(
+            name: "actiond",
+            dependencies: ["ActiondKit"],
+            swiftSettings: swiftSettings
+        ),
+        // The example a team copies: a fourth category (ORDER_READY) written only against
+        // ActiondKit's public API, its own worker executable, and its tests.
+        .target(
+            name: "OrderReady",
+            dependencies: ["ActiondKit"],
+            path: "Examples/OrderReady/Sources/OrderReady",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "order-ready-worker",
+            dependencies: ["ActiondKit", "OrderReady"],
+            path: "Examples/OrderReady/Sources/order-ready-worker",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "OrderReadyTests",
+            dependencies: [
+                "OrderReady",
+                "order-ready-worker",
+                "actiond",
+                "ActiondKit",
+                "ActiondPostgres",
+                "ActiondRuntime",
+                "ActiondTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Examples/OrderReady/Tests/OrderReadyTests",
             swiftSettings: swiftSettings
         ),
         // Build tool: embeds Schema/*.sql and categories/default.json into ActiondPostgres,

@@ -9,14 +9,14 @@ import PostgresNIO
 /// per test run in `.actiond/test-postgres` (or `ACTIOND_TEST_DATA_DIR`), started by the same
 /// launcher `actiond` uses. A server that cannot be reached fails the test: tests are never
 /// skipped for want of a database.
-public struct TestDatabase: Sendable {
-    public let client: PostgresClient
+package struct TestDatabase: Sendable {
+    package let client: PostgresClient
     /// This test's database.
-    public let url: DatabaseURL
-    public let logger: Logger
+    package let url: DatabaseURL
+    package let logger: Logger
 
     /// Runs `body` against a new database (migrated unless `migrated` is false), then drops it.
-    public static func with<Result>(
+    package static func with<Result>(
         migrated: Bool = true,
         _ body: (TestDatabase) async throws -> Result
     ) async throws -> Result {
@@ -48,7 +48,7 @@ public struct TestDatabase: Sendable {
     }
 
     /// The first column of the first row of `query`, decoded as `T`.
-    public func scalar<T: PostgresDecodable>(_ query: PostgresQuery, as type: T.Type = T.self) async throws -> T {
+    package func scalar<T: PostgresDecodable>(_ query: PostgresQuery, as type: T.Type = T.self) async throws -> T {
         let rows = try await client.query(query, logger: logger).collect()
         guard let row = rows.first else { throw TestDatabaseError("no rows from \(query.sql)") }
         return try row.decode(T.self)
@@ -76,7 +76,7 @@ actor TestServer {
     }
 }
 
-public struct TestDatabaseError: Error, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
+package struct TestDatabaseError: Error, CustomStringConvertible {
+    package var description: String
+    package init(_ description: String) { self.description = description }
 }

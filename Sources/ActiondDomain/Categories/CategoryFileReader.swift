@@ -7,8 +7,10 @@ enum CategoryFileReader {
     private static let actionFields: Set<String> = ["identifier", "title", "options", "textInput"]
     private static let textInputFields: Set<String> = ["buttonTitle", "placeholder"]
 
-    static func read(_ document: JSONValue) -> ([NotificationCategory], [CategoryProblem]) {
-        var reader = Reader()
+    /// `handlers`: the handlers a category may name (their settings' defaults are filled in);
+    /// nil reads a stored registry, keeping handler names and settings as they are.
+    static func read(_ document: JSONValue, handlers: CategoryHandlers?) -> ([NotificationCategory], [CategoryProblem]) {
+        var reader = Reader(handlers: handlers)
         let root = JSONPath.root
         guard let file = reader.object(document, at: root) else { return ([], reader.problems) }
         reader.unknownFields(file, allowed: fileFields, at: root)
@@ -23,6 +25,7 @@ enum CategoryFileReader {
     }
 
     private struct Reader {
+        let handlers: CategoryHandlers?
         var problems: [CategoryProblem] = []
 
         mutating func category(_ value: JSONValue, at path: JSONPath) -> NotificationCategory? {
@@ -37,17 +40,19 @@ enum CategoryFileReader {
                     actions.append(action(element, at: actionPath) ?? NotificationAction(identifier: "", title: ""))
                 }
             }
-            var handler: HandlerKind?
-            if let name = string(object["handler"], at: path.appending("handler"), required: false) {
-                handler = HandlerKind(rawValue: name)
-                if handler == nil {
-                    let known = HandlerKind.allCases.map(\.rawValue).joined(separator: ", ")
-                    problems.append(CategoryProblem(path.appending("handler"), .unknownHandler, "unknown handler \(name); this build knows: \(known)"))
+            let handler = string(object["handler"], at: path.appending("handler"), required: false)
+            var settings: [String: Int] = [:]
+            var handlerIsUnknown = false
+            if let handler, let handlers {
+                if let declared = handlers.settings(of: handler) {
+                    for setting in declared { settings[setting.name] = setting.defaultValue }
+                } else {
+                    handlerIsUnknown = true
+                    problems.append(CategoryProblem(path.appending("handler"), .unknownHandler,
+                                                    "unknown handler \(handler); this build knows: \(handlers.names.joined(separator: ", "))"))
                 }
             }
-            var settings = handler?.defaultSettings ?? [:]
             // Settings belong to the handler: with an unknown handler they cannot be judged.
-            let handlerIsUnknown = handler == nil && object["handler"]?.stringValue != nil
             if !handlerIsUnknown, let given = self.object(object["settings"], at: path.appending("settings"), required: false) {
                 for (name, value) in given {
                     if let integer = value.integerValue {

@@ -9,36 +9,58 @@ public struct CategoryRegistry: Sendable, Hashable {
     public static let maximumActions = 4
 
     public private(set) var categories: [NotificationCategory]
+    /// Custom payload keys each category's notifications must carry, from its handler.
+    public private(set) var requiredPayloadKeys: [String: [String]] = [:]
 
-    /// Validates `categories` as a whole; throws every problem at once.
-    public init(categories: [NotificationCategory]) throws(CategoryFileError) {
-        let problems = CategoryValidator.problems(in: categories)
+    /// Validates `categories` as a whole against `handlers`; throws every problem at once.
+    public init(categories: [NotificationCategory], handlers: CategoryHandlers = .builtIn) throws(CategoryFileError) {
+        let problems = CategoryValidator.problems(in: categories, handlers: handlers)
         guard problems.isEmpty else { throw CategoryFileError(problems: problems) }
+        self.categories = categories
+        for category in categories {
+            requiredPayloadKeys[category.identifier] = category.handler.flatMap { handlers.requiredPayloadKeys(of: $0) } ?? []
+        }
+    }
+
+    private init(unchecked categories: [NotificationCategory]) {
         self.categories = categories
     }
 
-    /// Parses and validates a categories file (JSON: `{"categories": [...]}`).
-    public static func parse(_ data: Data) throws(CategoryFileError) -> CategoryRegistry {
+    /// Parses and validates a categories file (JSON: `{"categories": [...]}`); every
+    /// handler it names must be one of `handlers`.
+    public static func parse(_ data: Data, handlers: CategoryHandlers = .builtIn) throws(CategoryFileError) -> CategoryRegistry {
         let document: JSONValue
         do {
             document = try JSONDecoder().decode(JSONValue.self, from: data)
         } catch {
             throw CategoryFileError(problems: [CategoryProblem(.root, .invalidJSON, "not valid JSON: \(error)")])
         }
-        let (categories, structural) = CategoryFileReader.read(document)
+        let (categories, structural) = CategoryFileReader.read(document, handlers: handlers)
         // Value rules are checked on what could be read; a field already reported as missing
         // or mistyped is not reported a second time as empty.
         let reported = structural.map(\.path)
-        let values = CategoryValidator.problems(in: categories).filter { problem in
+        let values = CategoryValidator.problems(in: categories, handlers: handlers).filter { problem in
             !reported.contains { problem.path.isInside($0) }
         }
         let problems = structural + values
         guard problems.isEmpty else { throw CategoryFileError(problems: problems) }
-        return try CategoryRegistry(categories: categories)
+        return try CategoryRegistry(categories: categories, handlers: handlers)
     }
 
+    /// A registry as stored by a `categories load`, read back by a worker: validated when it
+    /// was loaded, possibly by a build with other handlers. A category whose handler this
+    /// build lacks is kept as it is; its events fail, naming the handler, until a worker
+    /// built with it runs.
+    package static func stored(_ data: Data) throws -> CategoryRegistry {
+        let document = try JSONDecoder().decode(JSONValue.self, from: data)
+        let (categories, problems) = CategoryFileReader.read(document, handlers: nil)
+        guard problems.isEmpty else { throw CategoryFileError(problems: problems) }
+        return CategoryRegistry(unchecked: categories)
+    }
+
+    /// The category `identifier`, compared byte by byte (case-sensitive, no Unicode folding).
     public func category(_ identifier: String) -> NotificationCategory? {
-        categories.first { $0.identifier == identifier }
+        categories.first { $0.identifier.utf8.elementsEqual(identifier.utf8) }
     }
 
     /// Remarks worth printing after a load, such as categories whose banners will hide actions.

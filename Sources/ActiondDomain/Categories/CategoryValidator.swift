@@ -1,7 +1,7 @@
 /// The registry rules of PRODUCT.md section 2 that concern the set as a whole or the values
 /// of fields: identifiers, uniqueness, limits, reserved names, titles, text input.
 enum CategoryValidator {
-    static func problems(in categories: [NotificationCategory]) -> [CategoryProblem] {
+    static func problems(in categories: [NotificationCategory], handlers: CategoryHandlers) -> [CategoryProblem] {
         var problems: [CategoryProblem] = []
         let root = JSONPath.root.appending("categories")
         if categories.isEmpty {
@@ -50,7 +50,7 @@ enum CategoryValidator {
                 }
                 problems += duplicateOptions(action.options.map(\.rawValue), at: actionPath.appending("options"))
             }
-            problems += settingProblems(category, at: path.appending("settings"))
+            problems += settingProblems(category, handlers: handlers, at: path)
         }
         return problems
     }
@@ -64,19 +64,24 @@ enum CategoryValidator {
         return problems
     }
 
-    private static func settingProblems(_ category: NotificationCategory, at path: JSONPath) -> [CategoryProblem] {
-        let known = category.handler?.defaultSettings ?? [:]
+    private static func settingProblems(_ category: NotificationCategory, handlers: CategoryHandlers, at path: JSONPath) -> [CategoryProblem] {
         var problems: [CategoryProblem] = []
+        if let name = category.handler, handlers.settings(of: name) == nil {
+            return [CategoryProblem(path.appending("handler"), .unknownHandler,
+                                    "unknown handler \(name); this build knows: \(handlers.names.joined(separator: ", "))")]
+        }
+        let known = Dictionary(uniqueKeysWithValues: (category.handler.flatMap { handlers.settings(of: $0) } ?? []).map { ($0.name, $0) })
         for (name, value) in category.settings.sorted(by: { $0.key < $1.key }) {
-            guard let handler = category.handler, known[name] != nil else {
+            guard let handler = category.handler, let setting = known[name] else {
                 let accepted = known.keys.sorted().joined(separator: ", ")
-                let rule = category.handler == nil ? "a category without a handler takes no settings" : "\(category.handler!.rawValue) accepts: \(accepted)"
-                problems.append(CategoryProblem(path.appending(name), .unknownSetting, "unknown setting \(name); \(rule)"))
+                let rule = category.handler.map { "\($0) accepts: \(accepted.isEmpty ? "no settings" : accepted)" } ?? "a category without a handler takes no settings"
+                problems.append(CategoryProblem(path.appending("settings").appending(name), .unknownSetting, "unknown setting \(name); \(rule)"))
                 continue
             }
-            let minimum = handler.minimum(forSetting: name)
-            if value < minimum {
-                problems.append(CategoryProblem(path.appending(name), .invalidSetting, "\(name) must be an integer of at least \(minimum), got \(value)"))
+            _ = handler
+            if value < setting.minimum || value > setting.maximum {
+                let range = setting.maximum == Int.max ? "of at least \(setting.minimum)" : "from \(setting.minimum) to \(setting.maximum)"
+                problems.append(CategoryProblem(path.appending("settings").appending(name), .invalidSetting, "\(name) must be an integer \(range), got \(value)"))
             }
         }
         return problems

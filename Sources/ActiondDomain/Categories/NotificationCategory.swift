@@ -5,8 +5,9 @@ public struct NotificationCategory: Sendable, Hashable, Codable {
     public var identifier: String
     public var options: [CategoryOption]
     public var actions: [NotificationAction]
-    /// The handler applying responses; `nil` records default and dismiss responses only.
-    public var handler: HandlerKind?
+    /// The name of the handler applying responses (`CategoryHandler.name`); `nil` records
+    /// default and dismiss responses only.
+    public var handler: String?
     /// The handler's settings, with its defaults filled in.
     public var settings: [String: Int]
 
@@ -14,22 +15,19 @@ public struct NotificationCategory: Sendable, Hashable, Codable {
         identifier: String,
         options: [CategoryOption] = [],
         actions: [NotificationAction] = [],
-        handler: HandlerKind? = nil,
-        settings: [String: Int]? = nil
+        handler: String? = nil,
+        settings: [String: Int] = [:]
     ) {
         self.identifier = identifier
         self.options = options
         self.actions = actions
         self.handler = handler
-        self.settings = settings ?? handler?.defaultSettings ?? [:]
+        self.settings = settings
     }
-
-    /// Custom payload keys every notification.sent of this category must carry as strings.
-    public var requiredPayloadKeys: [String] { handler?.requiredPayloadKeys ?? [] }
 
     public var delivesDismiss: Bool { options.contains(.customDismissAction) }
 
     public func action(_ identifier: String) -> NotificationAction? {
-        actions.first { $0.identifier == identifier }
+        actions.first { $0.identifier.utf8.elementsEqual(identifier.utf8) }
     }
 }

@@ -5,7 +5,7 @@ import Foundation
 /// decision's domain events, and writes everything in the transaction that records the
 /// outcome. A handler that throws has failed for now: the event is retried with backoff,
 /// and becomes dead after the retry policy's last attempt.
-public protocol EventHandler: Sendable {
+package protocol EventHandler: Sendable {
     /// Rows handling `event` reads, given the rows loaded so far. The worker asks again after
     /// each load until no new row appears (a response's notification names its invitation).
     func streams(for event: LoggedEvent, in state: WorkingSet) throws -> [StreamKey]
@@ -19,32 +19,36 @@ public protocol EventHandler: Sendable {
 
     /// How report_outcomes files `event`'s outcome.
     func outcomeLabel(for event: LoggedEvent, in state: WorkingSet) -> OutcomeLabel
+
+    /// The stream kinds whose rows the handler reads and writes: how they are stored and folded.
+    var catalog: StreamCatalog { get }
 }
 
 extension EventHandler {
-    public func streams(for event: LoggedEvent, in state: WorkingSet) throws -> [StreamKey] { [] }
-    public func sharedWrites(for event: LoggedEvent) throws -> [StreamKey] { [] }
-    public func outcomeLabel(for event: LoggedEvent, in state: WorkingSet) -> OutcomeLabel {
+    package var catalog: StreamCatalog { CategoryHandlers.builtIn.catalog }
+    package func streams(for event: LoggedEvent, in state: WorkingSet) throws -> [StreamKey] { [] }
+    package func sharedWrites(for event: LoggedEvent) throws -> [StreamKey] { [] }
+    package func outcomeLabel(for event: LoggedEvent, in state: WorkingSet) -> OutcomeLabel {
         OutcomeLabel(category: nil, action: event.type.rawValue)
     }
 }
 
 /// Where an outcome is counted in report_outcomes.
-public struct OutcomeLabel: Sendable, Hashable {
+package struct OutcomeLabel: Sendable, Hashable {
     /// The category of the notification sent or answered; nil when there is none.
-    public var category: String?
+    package var category: String?
     /// The response's action, or the event type for other events.
-    public var action: String
+    package var action: String
 
-    public init(category: String?, action: String) {
+    package init(category: String?, action: String) {
         self.category = category
         self.action = action
     }
 }
 
 /// A handler's decision on one input event.
-public struct HandlerResult: Sendable, Hashable {
-    public enum Verdict: Sendable, Hashable {
+package struct HandlerResult: Sendable, Hashable {
+    package enum Verdict: Sendable, Hashable {
         /// The event's outcome.
         case outcome(EventOutcome)
         /// A response whose notification is not recorded yet: set aside, without an outcome,
@@ -55,33 +59,33 @@ public struct HandlerResult: Sendable, Hashable {
         case stash
     }
 
-    public var verdict: Verdict
+    package var verdict: Verdict
     /// What changed, in order.
-    public var events: [DomainEvent]
+    package var events: [DomainEvent]
     /// Earlier events (by id) whose outcome this decision changed.
-    public var revised: [ExactString: EventOutcome]
+    package var revised: [ExactString: EventOutcome]
     /// The user's protected data became available: integrate their stash now.
-    public var integratesStash: Bool
+    package var integratesStash: Bool
 
-    public init(_ verdict: Verdict, events: [DomainEvent] = [], revised: [ExactString: EventOutcome] = [:], integratesStash: Bool = false) {
+    package init(_ verdict: Verdict, events: [DomainEvent] = [], revised: [ExactString: EventOutcome] = [:], integratesStash: Bool = false) {
         self.verdict = verdict
         self.events = events
         self.revised = revised
         self.integratesStash = integratesStash
     }
 
-    public static func outcome(_ outcome: EventOutcome, _ events: [DomainEvent] = [], revised: [ExactString: EventOutcome] = [:]) -> HandlerResult {
+    package static func outcome(_ outcome: EventOutcome, _ events: [DomainEvent] = [], revised: [ExactString: EventOutcome] = [:]) -> HandlerResult {
         HandlerResult(.outcome(outcome), events: events, revised: revised)
     }
 
-    public static let applied = HandlerResult(.outcome(.applied))
+    package static let applied = HandlerResult(.outcome(.applied))
 }
 
 /// Records every event as applied, with no domain effect: for tests of the queue itself.
-public struct RecordingHandler: EventHandler {
-    public init() {}
+package struct RecordingHandler: EventHandler {
+    package init() {}
 
-    public func handle(_ event: LoggedEvent, in state: WorkingSet, now: Date) async throws -> HandlerResult {
+    package func handle(_ event: LoggedEvent, in state: WorkingSet, now: Date) async throws -> HandlerResult {
         .applied
     }
 }

@@ -1,25 +1,25 @@
 import Foundation
 
 /// An accepted event as the log holds it, handed to a handler.
-public struct LoggedEvent: Sendable, Hashable, Codable {
+package struct LoggedEvent: Sendable, Hashable, Codable {
     /// Global submission order; a user's events are applied in this order.
-    public var position: Int64
-    public var id: String
-    public var type: EventType
-    public var userID: String
+    package var position: Int64
+    package var id: String
+    package var type: EventType
+    package var userID: String
     /// The producer's or device's clock.
-    public var occurredAt: Date
+    package var occurredAt: Date
     /// The event's `data` object as JSON text.
-    public var data: String
+    package var data: String
     /// When the log accepted it.
-    public var submittedAt: Date
+    package var submittedAt: Date
     /// How many earlier attempts failed.
-    public var failedAttempts: Int
+    package var failedAttempts: Int
     /// `data` read once for the handlers (nil when it cannot be read: `EventData.parse` then
     /// says why).
-    public let input: EventData?
+    package let input: EventData?
 
-    public init(position: Int64, id: String, type: EventType, userID: String, occurredAt: Date,
+    package init(position: Int64, id: String, type: EventType, userID: String, occurredAt: Date,
                 data: String, submittedAt: Date, failedAttempts: Int = 0) {
         self.position = position
         self.id = id
@@ -38,7 +38,7 @@ public struct LoggedEvent: Sendable, Hashable, Codable {
         case position, id, type, userID, occurredAt, data, submittedAt, failedAttempts
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(position: try container.decode(Int64.self, forKey: .position), id: try container.decode(String.self, forKey: .id),
                   type: try container.decode(EventType.self, forKey: .type), userID: try container.decode(String.self, forKey: .userID),
@@ -47,7 +47,7 @@ public struct LoggedEvent: Sendable, Hashable, Codable {
                   failedAttempts: try container.decode(Int.self, forKey: .failedAttempts))
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(position, forKey: .position)
         try container.encode(id, forKey: .id)

@@ -32,11 +32,58 @@ public struct Meeting: Sendable, Hashable, Codable {
     }
 }
 
+/// What changed in an invitee's invitation.
+public enum MeetingInvitationEvent: HandlerEvent {
+    case invitationSent(meetingID: String, userID: String)
+    case invitationAnswered(meetingID: String, userID: String, response: InvitationResponse, at: DeviceStamp)
+    case invitationOpened(meetingID: String, userID: String, at: DeviceStamp)
+    case invitationDismissed(meetingID: String, userID: String, at: DeviceStamp)
+
+    public var name: String {
+        switch self {
+        case .invitationSent: "invitation.sent"
+        case .invitationAnswered: "invitation.answered"
+        case .invitationOpened: "invitation.opened"
+        case .invitationDismissed: "invitation.dismissed"
+        }
+    }
+}
+
+/// What changed in a meeting every invitee sees.
+public enum MeetingEvent: HandlerEvent {
+    case meetingCancelled(meetingID: String, at: Date)
+
+    public var name: String { "meeting.cancelled" }
+}
+
 /// MEETING_INVITATION: Accept / Decline, opened and dismissed, resolved by device time, and
-/// meeting cancellation.
-public enum MeetingInvitationHandler {
-    /// Accept, Decline, opening and dismissing write no protected data.
-    public static func needsProtectedData(_ action: RespondedAction) -> Bool { false }
+/// meeting cancellation. Each invitee's invitation is their own state; the meeting's status
+/// is shared state, changed by meeting.cancelled and read by every response.
+public struct MeetingInvitationHandler: CategoryHandler {
+    public init() {}
+
+    public var name: String { "meeting_invitation" }
+    public var requiredPayloadKeys: [String] { ["MEETING_ID"] }
+    public var stateKind: String { "invitation" }
+    public var sharedKind: String { "meeting" }
+    public var sharedInputs: [EventType: String] { [.meetingCancelled: "meeting_id"] }
+
+    public var reportView: ReportView? {
+        ReportView(
+            name: "report_invitations",
+            description: "Each invitee's answer to each meeting, with device times and the meeting's status.",
+            idColumn: "meeting_id",
+            columns: [
+                ReportColumn("response", .text),
+                ReportColumn("responded_at", .timestamp, key: "respondedAt"),
+                ReportColumn("opened_at", .timestamp, key: "openedAt"),
+                ReportColumn("dismissed_at", .timestamp, key: "dismissedAt"),
+            ],
+            sharedColumns: [ReportColumn("meeting_status", .text, key: "status", whenMissing: "scheduled")])
+    }
+
+    public func stateID(for notification: SentNotification) -> String? { notification["MEETING_ID"] }
+    public func sharedID(for notification: SentNotification) -> String? { notification["MEETING_ID"] }
 
     /// ACCEPT_ACTION accepts, DECLINE_ACTION declines; other buttons change nothing.
     public static func answer(for action: String) -> InvitationResponse? {
@@ -48,40 +95,81 @@ public enum MeetingInvitationHandler {
     }
 
     /// A MEETING_INVITATION notification was sent: the invitation exists (pending) if it did not.
-    public static func sent(_ invitation: Invitation?, meetingID: String, userID: String) -> Decision<Invitation> {
-        if let invitation { return Decision(.applied, invitation) }
-        return Decision(.applied, Invitation(meetingID: meetingID, userID: userID),
-                        [.invitationSent(meetingID: meetingID, userID: userID)])
+    public func sent(_ notification: NewNotification, to state: Invitation?) -> Decision<MeetingInvitationEvent> {
+        state != nil ? .applied() : .applied(.invitationSent(meetingID: notification.key.id, userID: notification.key.userID))
+    }
+
+    /// Each kind of response (answer, open, dismiss) is decided by its latest device time: a
+    /// response older than the one already applied is superseded, so the final invitation
+    /// depends only on the set of responses, not on their arrival order. After the meeting
+    /// is cancelled, every response is rejected meeting_cancelled.
+    public func respond(_ response: CheckedResponse, to state: Invitation?, shared meeting: Meeting?) -> Decision<MeetingInvitationEvent> {
+        if meeting?.cancelledAt != nil { return .rejected(.meetingCancelled) }
+        let invitation = state ?? Invitation(meetingID: response.key.id, userID: response.key.userID)
+        let (meetingID, userID, stamp) = (invitation.meetingID, invitation.userID, response.stamp)
+        switch response.action {
+        case .opened:
+            if let opened = invitation.opened, stamp < opened { return .superseded }
+            return .applied(.invitationOpened(meetingID: meetingID, userID: userID, at: stamp))
+        case .dismissed:
+            if let dismissed = invitation.dismissed, stamp < dismissed { return .superseded }
+            return .applied(.invitationDismissed(meetingID: meetingID, userID: userID, at: stamp))
+        case .action(let button, _):
+            guard let answer = Self.answer(for: button.identifier) else { return .applied() }
+            if let responded = invitation.responded, stamp < responded { return .superseded }
+            return .applied(.invitationAnswered(meetingID: meetingID, userID: userID, response: answer, at: stamp))
+        }
     }
 
     /// meeting.cancelled: every later response to the meeting is rejected meeting_cancelled.
-    public static func cancel(_ meeting: Meeting?, meetingID: String, at time: Date) -> Decision<Meeting> {
-        if let meeting, meeting.cancelledAt != nil { return Decision(.applied, meeting) }
-        return Decision(.applied, Meeting(meetingID: meetingID, cancelledAt: time), [.meetingCancelled(meetingID: meetingID, at: time)])
+    public func handle(_ input: SharedInput, shared meeting: Meeting?) -> Decision<MeetingEvent> {
+        if meeting?.cancelledAt != nil { return .applied() }
+        return .applied(.meetingCancelled(meetingID: input.id, at: input.occurredAt))
     }
 
-    /// A checked response. Each kind (answer, open, dismiss) is decided by its latest device
-    /// time: a response older than the one already applied is superseded, so the final
-    /// invitation depends only on the set of responses, not on their arrival order.
-    public static func respond(_ action: RespondedAction, at stamp: DeviceStamp, to invitation: Invitation, meeting: Meeting?) -> Decision<Invitation> {
-        if meeting?.cancelledAt != nil { return Decision(.rejected(.meetingCancelled), invitation) }
-        var next = invitation
-        let (meetingID, userID) = (invitation.meetingID, invitation.userID)
-        switch action {
-        case .opened:
-            if let opened = invitation.opened, stamp < opened { return Decision(.superseded, invitation) }
-            next.opened = stamp
-            return Decision(.applied, next, [.invitationOpened(meetingID: meetingID, userID: userID, at: stamp)])
-        case .dismissed:
-            if let dismissed = invitation.dismissed, stamp < dismissed { return Decision(.superseded, invitation) }
-            next.dismissed = stamp
-            return Decision(.applied, next, [.invitationDismissed(meetingID: meetingID, userID: userID, at: stamp)])
-        case .action(let button, _):
-            guard let answer = answer(for: button.identifier) else { return Decision(.applied, invitation) }
-            if let responded = invitation.responded, stamp < responded { return Decision(.superseded, invitation) }
-            next.response = answer
-            next.responded = stamp
-            return Decision(.applied, next, [.invitationAnswered(meetingID: meetingID, userID: userID, response: answer, at: stamp)])
+    public func apply(_ event: MeetingInvitationEvent, to state: Invitation?, key: StateKey) -> Invitation {
+        var invitation = state ?? Invitation(meetingID: key.id, userID: key.userID)
+        switch event {
+        case .invitationSent: break
+        case .invitationAnswered(_, _, let response, let stamp):
+            invitation.response = response
+            invitation.responded = stamp
+        case .invitationOpened(_, _, let stamp):
+            invitation.opened = stamp
+        case .invitationDismissed(_, _, let stamp):
+            invitation.dismissed = stamp
         }
+        return invitation
+    }
+
+    public func applyShared(_ event: MeetingEvent, to meeting: Meeting?, id: String) -> Meeting {
+        switch event {
+        case .meetingCancelled(let meetingID, let time):
+            if let meeting, meeting.cancelledAt != nil { return meeting }
+            return Meeting(meetingID: meetingID, cancelledAt: time)
+        }
+    }
+
+    /// report_invitations' figures of one invitation.
+    public struct InvitationReport: Encodable, Sendable {
+        public var response: InvitationResponse
+        public var respondedAt: Date?
+        public var openedAt: Date?
+        public var dismissedAt: Date?
+    }
+
+    public func report(_ invitation: Invitation) -> InvitationReport {
+        InvitationReport(response: invitation.response, respondedAt: invitation.responded?.occurredAt,
+                         openedAt: invitation.opened?.occurredAt, dismissedAt: invitation.dismissed?.occurredAt)
+    }
+
+    /// report_invitations' figure of a meeting.
+    public struct MeetingReport: Encodable, Sendable {
+        /// `scheduled` or `cancelled`.
+        public var status: String
+    }
+
+    public func sharedReport(_ meeting: Meeting) -> MeetingReport {
+        MeetingReport(status: meeting.cancelledAt == nil ? "scheduled" : "cancelled")
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// One person's view of a message thread (the report_threads row). Message text is kept
-/// apart, as protected data, in the domain events and thread messages.
+/// apart, as protected data, in the domain events.
 public struct MessageThread: Sendable, Hashable, Codable {
     public var threadID: String
     public var userID: String
@@ -20,6 +20,11 @@ public struct MessageThread: Sendable, Hashable, Codable {
         self.userID = userID
     }
 
+    /// Whether `messageID` was received already.
+    public func hasReceived(_ messageID: String) -> Bool {
+        receivedMessageIDs.contains { $0.utf8.elementsEqual(messageID.utf8) }
+    }
+
     /// Records a received message; false when it was already received.
     mutating func receive(_ messageID: String) -> Bool {
         let index = receivedMessageIDs.firstIndex { !$0.utf8.lexicographicallyPrecedes(messageID.utf8) } ?? receivedMessageIDs.endIndex
@@ -29,42 +34,107 @@ public struct MessageThread: Sendable, Hashable, Codable {
     }
 }
 
+/// What changed in a thread. Message and reply text are protected data.
+public enum MessageThreadEvent: HandlerEvent {
+    /// Carries protected text (`body`).
+    case messageReceived(threadID: String, userID: String, messageID: String, body: String?, at: Date)
+    /// Carries protected text.
+    case replyPosted(threadID: String, userID: String, text: String, at: DeviceStamp)
+    case threadRead(threadID: String, userID: String, messageID: String, at: DeviceStamp)
+
+    public var name: String {
+        switch self {
+        case .messageReceived: "message.received"
+        case .replyPosted: "reply.posted"
+        case .threadRead: "thread.read"
+        }
+    }
+
+    public var carriesProtectedText: Bool {
+        switch self {
+        case .messageReceived, .replyPosted: true
+        case .threadRead: false
+        }
+    }
+}
+
 /// MESSAGE: messages received, replies (protected text), read markers.
-public enum MessageThreadHandler {
+public struct MessageThreadHandler: CategoryHandler {
+    public init() {}
+
+    public var name: String { "message_thread" }
+    public var requiredPayloadKeys: [String] { ["THREAD_ID", "MESSAGE_ID"] }
+    public var stateKind: String { "thread" }
+
+    public var reportView: ReportView? {
+        ReportView(
+            name: "report_threads",
+            description: "Each person's threads: messages received, replies applied, last message read.",
+            idColumn: "thread_id",
+            columns: [
+                ReportColumn("messages", .integer),
+                ReportColumn("replies", .integer),
+                ReportColumn("last_read_message_id", .text, key: "lastReadMessageID"),
+            ])
+    }
+
+    public func stateID(for notification: SentNotification) -> String? { notification["THREAD_ID"] }
+
     /// A reply writes its text, which is protected data; Mark as Read does not.
-    public static func needsProtectedData(_ action: RespondedAction) -> Bool {
+    public func needsProtectedData(_ action: RespondedAction) -> Bool {
         if case .action(let button, _) = action { return button.identifier == "REPLY_ACTION" }
         return false
     }
 
-    /// A MESSAGE notification was sent: the message is received in its thread.
-    public static func received(_ thread: MessageThread?, threadID: String, userID: String,
-                                messageID: String, body: String?, at time: Date) -> Decision<MessageThread> {
-        var next = thread ?? MessageThread(threadID: threadID, userID: userID)
-        // The same message notified again (another request id) is not a second message.
-        guard next.receive(messageID) else { return Decision(.applied, next) }
-        return Decision(.applied, next, [.messageReceived(threadID: threadID, userID: userID, messageID: messageID, body: body, at: time)])
+    /// A MESSAGE notification was sent: the message is received in its thread (the same
+    /// message notified again, under another request id, is not a second message).
+    public func sent(_ notification: NewNotification, to thread: MessageThread?) -> Decision<MessageThreadEvent> {
+        guard let messageID = notification.notification["MESSAGE_ID"] else { return .applied() }
+        if let thread, thread.hasReceived(messageID) { return .applied() }
+        return .applied(.messageReceived(threadID: notification.key.id, userID: notification.key.userID, messageID: messageID,
+                                         body: notification.alertBody, at: notification.notification.sentAt))
     }
 
     /// REPLY_ACTION appends the text as the person's message; MARK_READ_ACTION moves the read
     /// marker to the notification's message (the latest by device time wins); opening the
     /// notification changes nothing.
-    public static func respond(_ action: RespondedAction, at stamp: DeviceStamp, messageID: String?, to thread: MessageThread) -> Decision<MessageThread> {
-        guard case .action(let button, let text) = action else { return Decision(.applied, thread) }
-        var next = thread
-        switch button.identifier {
+    public func respond(_ response: CheckedResponse, to state: MessageThread?, shared: Never?) -> Decision<MessageThreadEvent> {
+        let (threadID, userID, stamp) = (response.key.id, response.key.userID, response.stamp)
+        switch response.actionIdentifier {
         case "REPLY_ACTION":
-            guard let text else { return Decision(.rejected(.invalidText), thread) }
-            next.replies += 1
-            return Decision(.applied, next, [.replyPosted(threadID: thread.threadID, userID: thread.userID, text: text, at: stamp)])
+            guard let text = response.text else { return .rejected(.invalidText) }
+            return .applied(.replyPosted(threadID: threadID, userID: userID, text: text, at: stamp))
         case "MARK_READ_ACTION":
-            guard let messageID else { return Decision(.applied, thread) }
-            if let lastRead = thread.lastRead, stamp < lastRead { return Decision(.superseded, thread) }
-            next.lastReadMessageID = messageID
-            next.lastRead = stamp
-            return Decision(.applied, next, [.threadRead(threadID: thread.threadID, userID: thread.userID, messageID: messageID, at: stamp)])
+            guard let messageID = response.notification["MESSAGE_ID"] else { return .applied() }
+            if let lastRead = state?.lastRead, stamp < lastRead { return .superseded }
+            return .applied(.threadRead(threadID: threadID, userID: userID, messageID: messageID, at: stamp))
         default:
-            return Decision(.applied, thread)
+            return .applied()
         }
+    }
+
+    public func apply(_ event: MessageThreadEvent, to state: MessageThread?, key: StateKey) -> MessageThread {
+        var thread = state ?? MessageThread(threadID: key.id, userID: key.userID)
+        switch event {
+        case .messageReceived(_, _, let messageID, _, _):
+            _ = thread.receive(messageID)
+        case .replyPosted:
+            thread.replies += 1
+        case .threadRead(_, _, let messageID, let stamp):
+            thread.lastReadMessageID = messageID
+            thread.lastRead = stamp
+        }
+        return thread
+    }
+
+    /// report_threads' figures of one thread (no text).
+    public struct ThreadReport: Encodable, Sendable {
+        public var messages: Int
+        public var replies: Int
+        public var lastReadMessageID: String?
+    }
+
+    public func report(_ thread: MessageThread) -> ThreadReport {
+        ThreadReport(messages: thread.messages, replies: thread.replies, lastReadMessageID: thread.lastReadMessageID)
     }
 }

@@ -20,3 +20,8 @@ extension EventOutcome {
         .rejected(reason: reason.rawValue)
     }
 }
+
+extension Decision {
+    /// Rejected with one of the contract's reason codes, changing nothing.
+    public static func rejected(_ reason: RejectionReason) -> Decision { Decision(.rejected(reason)) }
+}

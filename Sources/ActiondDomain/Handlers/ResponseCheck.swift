@@ -11,7 +11,7 @@ public enum RespondedAction: Sendable, Hashable {
 }
 
 /// The checks every response goes through before its category's handler sees it.
-public enum ResponseCheck: Sendable, Hashable {
+package enum ResponseCheck: Sendable, Hashable {
     /// Its notification is not recorded yet; set it aside (it must not block the user's later
     /// events) and check again when the notification is recorded or at `until`.
     case hold(until: Date)
@@ -20,20 +20,20 @@ public enum ResponseCheck: Sendable, Hashable {
 }
 
 /// Limits of the response checks.
-public struct ResponseRules: Sendable, Hashable {
+package struct ResponseRules: Sendable, Hashable {
     /// How long a response may wait for a notification it arrived before (default 10 minutes).
-    public var holdWindow: Duration
+    package var holdWindow: Duration
     /// Longest text a reply may have, in characters (default 4000).
-    public var maximumTextLength: Int
+    package var maximumTextLength: Int
 
-    public init(holdWindow: Duration = .seconds(600), maximumTextLength: Int = 4000) {
+    package init(holdWindow: Duration = .seconds(600), maximumTextLength: Int = 4000) {
         self.holdWindow = holdWindow
         self.maximumTextLength = maximumTextLength
     }
 
     /// Checks `response` from `userID`, submitted at `submittedAt`, at `now`, against the
     /// notification it answers (nil when not recorded) and that notification's category.
-    public func check(
+    package func check(
         _ response: NotificationResponse, from userID: String, submittedAt: Date, now: Date,
         notification: SentNotification?, category: NotificationCategory?
     ) -> ResponseCheck {
@@ -64,14 +64,14 @@ public struct ResponseRules: Sendable, Hashable {
 
     /// Not empty, at most `maximumTextLength` characters (code points, as PostgreSQL's
     /// char_length counts them), no NUL.
-    public func isValidText(_ text: String) -> Bool {
+    package func isValidText(_ text: String) -> Bool {
         !text.isEmpty && text.unicodeScalars.count <= maximumTextLength && !text.unicodeScalars.contains("\0")
     }
 }
 
 extension Duration {
     /// The duration in seconds, as a floating-point number.
-    public var seconds: Double {
+    package var seconds: Double {
         Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

@@ -1,26 +1,58 @@
 import Foundation
 
-/// A notification as notification.sent recorded it: what a response is checked against.
+/// A notification as notification.sent recorded it: what a response is checked against, and
+/// what a handler reads its state's id from.
 public struct SentNotification: Sendable, Hashable, Codable {
     public var requestID: String
     public var userID: String
+    /// `aps.category`.
     public var category: String
     /// The backend's time of sending (the event's occurred_at).
     public var sentAt: Date
-    public var meetingID: String?
-    public var timerID: String?
-    public var threadID: String?
-    public var messageID: String?
+    /// The payload's custom keys with string values (`MEETING_ID`, `ORDER_ID`…).
+    public var keys: [String: String]
 
-    public init(requestID: String, userID: String, category: String, sentAt: Date,
-                meetingID: String? = nil, timerID: String? = nil, threadID: String? = nil, messageID: String? = nil) {
+    public init(requestID: String, userID: String, category: String, sentAt: Date, keys: [String: String] = [:]) {
         self.requestID = requestID
         self.userID = userID
         self.category = category
         self.sentAt = sentAt
-        self.meetingID = meetingID
-        self.timerID = timerID
-        self.threadID = threadID
-        self.messageID = messageID
+        self.keys = keys
+    }
+
+    /// The custom key `name`'s value, such as `notification["MEETING_ID"]`.
+    public subscript(key: String) -> String? { keys[key] }
+
+    private enum CodingKeys: String, CodingKey {
+        case requestID, userID, category, sentAt, keys
+        // Before the handler API, the built-in handlers' keys had fields of their own.
+        case meetingID, timerID, threadID, messageID
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        requestID = try container.decode(String.self, forKey: .requestID)
+        userID = try container.decode(String.self, forKey: .userID)
+        category = try container.decode(String.self, forKey: .category)
+        sentAt = try container.decode(Date.self, forKey: .sentAt)
+        if let keys = try container.decodeIfPresent([String: String].self, forKey: .keys) {
+            self.keys = keys
+        } else {
+            var keys: [String: String] = [:]
+            let legacy: [(CodingKeys, String)] = [(.meetingID, "MEETING_ID"), (.timerID, "TIMER_ID"), (.threadID, "THREAD_ID"), (.messageID, "MESSAGE_ID")]
+            for (field, key) in legacy {
+                if let value = try container.decodeIfPresent(String.self, forKey: field) { keys[key] = value }
+            }
+            self.keys = keys
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(requestID, forKey: .requestID)
+        try container.encode(userID, forKey: .userID)
+        try container.encode(category, forKey: .category)
+        try container.encode(sentAt, forKey: .sentAt)
+        try container.encode(keys, forKey: .keys)
     }
 }

@@ -87,10 +87,52 @@ public struct TimerState: Sendable, Hashable, Codable {
     }
 }
 
+/// What changed in a timer.
+public enum TimerEvent: HandlerEvent {
+    case timerExpired(timerID: String, userID: String, snoozeSeconds: Int, maxSnoozes: Int)
+    case timerSnoozed(timerID: String, userID: String, at: DeviceStamp)
+    case timerStopped(timerID: String, userID: String, at: DeviceStamp)
+    /// A Snooze or Stop rejected when it arrived (snooze_limit, timer_stopped). It stays in the
+    /// timer's history: a late, earlier response may change which verdicts apply.
+    case timerResponseRejected(timerID: String, userID: String, kind: TimerState.Kind, at: DeviceStamp)
+    /// The timer fired again (a later TIMER_EXPIRED for the same timer).
+    case timerRefired(timerID: String, userID: String, at: Date)
+
+    public var name: String {
+        switch self {
+        case .timerExpired: "timer.expired"
+        case .timerSnoozed: "timer.snoozed"
+        case .timerStopped: "timer.stopped"
+        case .timerResponseRejected: "timer.response_rejected"
+        case .timerRefired: "timer.refired"
+        }
+    }
+}
+
 /// TIMER_EXPIRED: Snooze (fires again after snooze_seconds, up to max_snoozes) and Stop.
-public enum TimerHandler {
-    /// Snooze and Stop write no protected data.
-    public static func needsProtectedData(_ action: RespondedAction) -> Bool { false }
+public struct TimerHandler: CategoryHandler {
+    public init() {}
+
+    public var name: String { "timer" }
+    public var requiredPayloadKeys: [String] { ["TIMER_ID"] }
+    public var stateKind: String { "timer" }
+    public var settings: [HandlerSetting] {
+        [HandlerSetting("snooze_seconds", default: 540, minimum: 1), HandlerSetting("max_snoozes", default: 10)]
+    }
+
+    public var reportView: ReportView? {
+        ReportView(
+            name: "report_timers",
+            description: "Each user's timers: state, when a snoozed one fires again, snoozes applied.",
+            idColumn: "timer_id",
+            columns: [
+                ReportColumn("state", .text, key: "phase"),
+                ReportColumn("fires_at", .timestamp, key: "firesAt"),
+                ReportColumn("snooze_count", .integer, key: "snoozeCount"),
+            ])
+    }
+
+    public func stateID(for notification: SentNotification) -> String? { notification["TIMER_ID"] }
 
     /// SNOOZE_ACTION snoozes, STOP_ACTION stops; other buttons change nothing.
     public static func kind(for action: String) -> TimerState.Kind? {
@@ -103,34 +145,67 @@ public enum TimerHandler {
 
     /// A TIMER_EXPIRED notification was sent: the timer exists (expired) if it did not, and
     /// fired again if it did.
-    public static func sent(_ timer: TimerState?, timerID: String, userID: String, settings: [String: Int], at time: Date) -> Decision<TimerState> {
-        if var timer {
-            timer.refiredAt = max(timer.refiredAt ?? time, time)
-            return Decision(.applied, timer, [.timerRefired(timerID: timerID, userID: timer.userID, at: time)])
-        }
-        let timer = TimerState(timerID: timerID, userID: userID,
-                               snoozeSeconds: settings["snooze_seconds"] ?? 540, maxSnoozes: settings["max_snoozes"] ?? 10)
-        return Decision(.applied, timer, [.timerExpired(timerID: timerID, userID: userID,
-                                                        snoozeSeconds: timer.snoozeSeconds, maxSnoozes: timer.maxSnoozes)])
+    public func sent(_ notification: NewNotification, to timer: TimerState?) -> Decision<TimerEvent> {
+        let (timerID, userID, time) = (notification.key.id, notification.key.userID, notification.notification.sentAt)
+        if timer != nil { return .applied(.timerRefired(timerID: timerID, userID: userID, at: time)) }
+        return .applied(.timerExpired(timerID: timerID, userID: userID, snoozeSeconds: notification.settings["snooze_seconds"],
+                                      maxSnoozes: notification.settings["max_snoozes"]))
     }
 
-    /// A checked response: Snooze and Stop join the timer's responses; the verdict is the
-    /// response's place in device-time order (a snooze after a stop is rejected timer_stopped,
-    /// one past max_snoozes snooze_limit). Opening the notification changes nothing.
-    public static func respond(_ action: RespondedAction, at stamp: DeviceStamp, to timer: TimerState) -> Decision<TimerState> {
-        guard case .action(let button, _) = action, let kind = kind(for: button.identifier) else { return Decision(.applied, timer) }
+    /// Snooze and Stop join the timer's responses; the verdict is the response's place in
+    /// device-time order (a snooze after a stop is rejected timer_stopped, one past
+    /// max_snoozes snooze_limit), and a late, earlier response revises the verdicts after it.
+    /// Opening the notification changes nothing.
+    public func respond(_ response: CheckedResponse, to state: TimerState?, shared: Never?) -> Decision<TimerEvent> {
+        let (timerID, userID, stamp) = (response.key.id, response.key.userID, response.stamp)
+        // The notification was recorded before its category had this handler: start the timer now.
+        var created: [TimerEvent] = []
+        if state == nil {
+            created = [.timerExpired(timerID: timerID, userID: userID, snoozeSeconds: response.settings["snooze_seconds"],
+                                     maxSnoozes: response.settings["max_snoozes"])]
+        }
+        let timer = created.reduce(state) { apply($1, to: $0, key: response.key) }!
+        guard let button = response.actionIdentifier, let kind = Self.kind(for: button) else { return Decision(.applied, created) }
         var next = timer
         next.record(TimerState.Response(kind: kind, at: stamp))
         let before = timer.fold.verdicts
         let after = next.fold.verdicts
         let revised = after.filter { $0.key != stamp && before[$0.key] != $0.value }
         let outcome = after[stamp] ?? .applied
-        let (timerID, userID) = (timer.timerID, timer.userID)
-        let event: DomainEvent = switch (outcome, kind) {
+        let event: TimerEvent = switch (outcome, kind) {
         case (.applied, .stop): .timerStopped(timerID: timerID, userID: userID, at: stamp)
         case (.applied, .snooze): .timerSnoozed(timerID: timerID, userID: userID, at: stamp)
         default: .timerResponseRejected(timerID: timerID, userID: userID, kind: kind, at: stamp)
         }
-        return Decision(outcome, next, [event], revised: revised)
+        return Decision(outcome, created + [event], revised: revised)
+    }
+
+    public func apply(_ event: TimerEvent, to state: TimerState?, key: StateKey) -> TimerState {
+        var timer = state ?? TimerState(timerID: key.id, userID: key.userID)
+        switch event {
+        case .timerExpired(let timerID, let userID, let snoozeSeconds, let maxSnoozes):
+            return state ?? TimerState(timerID: timerID, userID: userID, snoozeSeconds: snoozeSeconds, maxSnoozes: maxSnoozes)
+        case .timerSnoozed(_, _, let stamp):
+            timer.record(TimerState.Response(kind: .snooze, at: stamp))
+        case .timerStopped(_, _, let stamp):
+            timer.record(TimerState.Response(kind: .stop, at: stamp))
+        case .timerResponseRejected(_, _, let kind, let stamp):
+            timer.record(TimerState.Response(kind: kind, at: stamp))
+        case .timerRefired(_, _, let time):
+            timer.refiredAt = max(timer.refiredAt ?? time, time)
+        }
+        return timer
+    }
+
+    /// report_timers' figures of one timer.
+    public struct TimerReport: Encodable, Sendable {
+        public var phase: TimerPhase
+        public var firesAt: Date?
+        public var snoozeCount: Int
+    }
+
+    public func report(_ timer: TimerState) -> TimerReport {
+        let fold = timer.fold
+        return TimerReport(phase: fold.phase, firesAt: fold.firesAt, snoozeCount: fold.snoozeCount)
     }
 }

@@ -5,39 +5,39 @@ import Foundation
 /// that need protected data while it is unavailable, integrates a user's stash when it
 /// becomes available again (in original order, before the user's later events), and keeps a
 /// failing event's user waiting for its retry.
-public struct BatchRun: Sendable {
+package struct BatchRun: Sendable {
     /// An event with its outcome (an integrated stashed event's new outcome replaces `stashed`).
-    public struct Finished: Sendable {
-        public var event: LoggedEvent
-        public var outcome: EventOutcome
+    package struct Finished: Sendable {
+        package var event: LoggedEvent
+        package var outcome: EventOutcome
         /// The handler's last error, for a dead event.
-        public var error: String?
+        package var error: String?
     }
 
-    public struct Held: Sendable {
-        public var event: LoggedEvent
-        public var requestID: String
-        public var until: Date
+    package struct Held: Sendable {
+        package var event: LoggedEvent
+        package var requestID: String
+        package var until: Date
     }
 
     /// A handler failure: retried after `delay`, or dead when `delay` is nil.
-    public struct Failure: Sendable {
-        public var event: LoggedEvent
-        public var error: String
-        public var attempt: Int
-        public var delay: Duration?
+    package struct Failure: Sendable {
+        package var event: LoggedEvent
+        package var error: String
+        package var attempt: Int
+        package var delay: Duration?
     }
 
-    public private(set) var state: WorkingSet
-    public private(set) var finished: [Finished] = []
-    public private(set) var held: [Held] = []
-    public private(set) var failures: [Failure] = []
+    package private(set) var state: WorkingSet
+    package private(set) var finished: [Finished] = []
+    package private(set) var held: [Held] = []
+    package private(set) var failures: [Failure] = []
     /// Events stashed by this batch and still stashed at its end.
-    public private(set) var stashed: [LoggedEvent] = []
+    package private(set) var stashed: [LoggedEvent] = []
     /// Positions of events stashed by earlier batches and integrated by this one.
-    public private(set) var unstashed: [Int64] = []
+    package private(set) var unstashed: [Int64] = []
     /// New outcomes of events decided by earlier batches (revisions, integrations), by id.
-    public private(set) var revised: [ExactString: EventOutcome] = [:]
+    package private(set) var revised: [ExactString: EventOutcome] = [:]
 
     private var finishedIndex: [ExactString: Int] = [:]
     /// Each user's stash: earlier batches' (loaded) and this batch's, in position order.
@@ -46,12 +46,12 @@ public struct BatchRun: Sendable {
 
     /// `stash`: the stashed events of users whose protected data may become available in
     /// this batch, in position order.
-    public init(state: WorkingSet, stash: [ExactString: [LoggedEvent]] = [:]) {
+    package init(state: WorkingSet, stash: [ExactString: [LoggedEvent]] = [:]) {
         self.state = state
         self.stash = stash
     }
 
-    public static func run(_ events: [LoggedEvent], handler: any EventHandler, state: WorkingSet,
+    package static func run(_ events: [LoggedEvent], handler: any EventHandler, state: WorkingSet,
                            stash: [ExactString: [LoggedEvent]] = [:], retry: RetryPolicy, now: Date) async throws -> BatchRun {
         var run = BatchRun(state: state, stash: stash)
         var waiting: Set<ExactString> = []  // users whose failed event blocks their later ones
@@ -138,7 +138,7 @@ public struct BatchRun: Sendable {
 }
 
 /// A stashed event that its handler would not decide once protected data was available.
-public struct StashIntegrationError: Error, CustomStringConvertible {
-    public var position: Int64
-    public var description: String { "stashed event at position \(position) could not be integrated: its handler did not decide it" }
+package struct StashIntegrationError: Error, CustomStringConvertible {
+    package var position: Int64
+    package var description: String { "stashed event at position \(position) could not be integrated: its handler did not decide it" }
 }

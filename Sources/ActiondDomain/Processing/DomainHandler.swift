@@ -1,59 +1,65 @@
 import Foundation
 
-/// The product's handler (PRODUCT.md section 4): records notifications, checks each response
-/// against its notification and category, and hands it to its category's handler
-/// (`MeetingInvitationHandler`, `TimerHandler`, `MessageThreadHandler`). GENERAL, and any
-/// category without a handler, only records its responses' outcomes.
-public struct DomainHandler: EventHandler {
-    public var rules: ResponseRules
+/// The router (PRODUCT.md section 4): records notifications, checks each response against
+/// its notification and category, stashes what needs protected data while it is
+/// unavailable, and hands the rest to the category's handler, whichever it is. It knows no
+/// category: every handler, built-in or a team's, goes through the same steps. A category
+/// without a handler only records its responses' outcomes.
+package struct DomainHandler: EventHandler {
+    package var rules: ResponseRules
+    package let handlers: CategoryHandlers
 
-    public init(rules: ResponseRules = ResponseRules()) {
+    package init(handlers: CategoryHandlers = .builtIn, rules: ResponseRules = ResponseRules()) {
+        self.handlers = handlers
         self.rules = rules
     }
 
-    public func streams(for event: LoggedEvent, in state: WorkingSet) throws -> [StreamKey] {
+    package var catalog: StreamCatalog { handlers.catalog }
+
+    package func streams(for event: LoggedEvent, in state: WorkingSet) throws -> [StreamKey] {
         switch try EventData.parse(event) {
         case .sent(let requestID, let payload):
-            return [.notification(requestID)] + targets(of: notification(requestID, payload, event), categories: state.categories)
+            let notification = Self.notification(requestID, payload, event)
+            return [.notification(requestID)] + targets(of: notification, categories: state.categories)
         case .response(let response):
             // The user's protected-data row always: the notification may be recorded earlier in
             // this very batch, and a reply must see whether it has to be stashed.
-            guard let notification = state.notification(response.requestID) else {
-                return [.notification(response.requestID), .protectedData(user: event.userID)]
-            }
-            return [.notification(response.requestID), .protectedData(user: event.userID)]
-                + targets(of: notification, categories: state.categories)
-        case .meetingCancelled(let meetingID):
-            return [.meeting(meetingID)]
+            let own: [StreamKey] = [.notification(response.requestID), .protectedData(user: event.userID)]
+            guard let notification = state.notification(response.requestID) else { return own }
+            return own + targets(of: notification, categories: state.categories)
+        case .input(let type, let data):
+            return (try? sharedInput(type, data, event)).map { [$0.key] } ?? []
         case .protectedData:
             return [.protectedData(user: event.userID)]
         }
     }
 
-    public func sharedWrites(for event: LoggedEvent) throws -> [StreamKey] {
+    package func sharedWrites(for event: LoggedEvent) throws -> [StreamKey] {
         switch try EventData.parse(event) {
         case .sent(let requestID, _): [.notification(requestID)]
-        case .meetingCancelled(let meetingID): [.meeting(meetingID)]
+        case .input(let type, let data): (try? sharedInput(type, data, event)).map { [$0.key] } ?? []
         case .response, .protectedData: []
         }
     }
 
-    public func handle(_ event: LoggedEvent, in state: WorkingSet, now: Date) async throws -> HandlerResult {
+    package func handle(_ event: LoggedEvent, in state: WorkingSet, now: Date) async throws -> HandlerResult {
         switch try EventData.parse(event) {
         case .sent(let requestID, let payload):
-            return sent(notification(requestID, payload, event), body: payload.alertBody, in: state)
+            return try sent(Self.notification(requestID, payload, event), payload: payload, in: state)
         case .response(let response):
-            return respond(response, event: event, in: state, now: now)
-        case .meetingCancelled(let meetingID):
-            return .outcome(.applied, MeetingInvitationHandler.cancel(state.meeting(meetingID), meetingID: meetingID, at: event.occurredAt).events)
+            return try respond(response, event: event, in: state, now: now)
+        case .input(let type, let data):
+            let (handler, key, input) = try sharedInput(type, data, event)
+            _ = key
+            return try handler.handle(input, in: state)
         case .protectedData(let available):
             // Becoming available integrates the user's stash, before their later events.
-            return HandlerResult(.outcome(.applied), events: [.protectedDataChanged(userID: event.userID, available: available, at: event.occurredAt)],
+            return HandlerResult(.outcome(.applied), events: [CoreStreams.protectedDataChanged(user: event.userID, available: available, at: event.occurredAt)],
                                  integratesStash: available)
         }
     }
 
-    public func outcomeLabel(for event: LoggedEvent, in state: WorkingSet) -> OutcomeLabel {
+    package func outcomeLabel(for event: LoggedEvent, in state: WorkingSet) -> OutcomeLabel {
         switch try? EventData.parse(event) {
         case .sent(_, let payload)?:
             return OutcomeLabel(category: payload.apsCategory, action: event.type.rawValue)
@@ -64,54 +70,58 @@ public struct DomainHandler: EventHandler {
         }
     }
 
+    // MARK: routing
+
+    /// The notification as recorded: its custom keys with string values, for handlers to
+    /// find their state by.
+    static func notification(_ requestID: String, _ payload: [String: JSONValue], _ event: LoggedEvent) -> SentNotification {
+        var keys: [String: String] = [:]
+        for (key, value) in payload where key != "aps" {
+            if let string = value.stringValue { keys[key] = string }
+        }
+        return SentNotification(requestID: requestID, userID: event.userID, category: payload.apsCategory ?? "",
+                                sentAt: event.occurredAt, keys: keys)
+    }
+
+    /// The category's handler; nil for a category without one; an error for a handler this
+    /// build does not have (the event is retried, then dead, and names the handler).
+    private func handler(of category: NotificationCategory) throws -> (any AnyCategoryHandler)? {
+        guard let name = category.handler else { return nil }
+        guard let handler = handlers.handlers[name] else {
+            throw MissingHandler(category: category.identifier, handler: name, known: handlers.names)
+        }
+        return handler
+    }
+
+    /// The rows a notification's responses read and change, by its category's handler.
+    private func targets(of notification: SentNotification, categories: CategoryRegistry?) -> [StreamKey] {
+        guard let category = categories?.category(notification.category), let handler = try? handler(of: category) else { return [] }
+        return [handler.stateKey(for: notification), handler.sharedKey(for: notification)].compactMap { $0 }
+    }
+
+    private func sharedInput(_ type: EventType, _ data: [String: JSONValue], _ event: LoggedEvent)
+        throws -> (handler: any AnyCategoryHandler, key: StreamKey, input: SharedInput) {
+        guard let handler = handlers.inputs[type], let kind = handler.sharedKind, let field = handler.sharedInputs[type] else {
+            throw MissingHandler(category: nil, handler: "for \(type.rawValue)", known: handlers.names)
+        }
+        guard let id = data[field]?.stringValue else { throw EventData.Unreadable(position: event.position, field: field) }
+        return (handler, StreamKey(kind, id), SharedInput(type: type, id: id, occurredAt: event.occurredAt, data: data))
+    }
+
     // MARK: notification.sent
 
-    private func notification(_ requestID: String, _ payload: [String: JSONValue], _ event: LoggedEvent) -> SentNotification {
-        SentNotification(requestID: requestID, userID: event.userID, category: payload.apsCategory ?? "", sentAt: event.occurredAt,
-                         meetingID: payload["MEETING_ID"]?.stringValue, timerID: payload["TIMER_ID"]?.stringValue,
-                         threadID: payload["THREAD_ID"]?.stringValue, messageID: payload["MESSAGE_ID"]?.stringValue)
-    }
-
-    /// The rows a notification's responses change, by its category's handler.
-    private func targets(of notification: SentNotification, categories: CategoryRegistry?) -> [StreamKey] {
-        let user = notification.userID
-        switch categories?.category(notification.category)?.handler {
-        case .meetingInvitation: return notification.meetingID.map { [.invitation($0, user: user), .meeting($0)] } ?? []
-        case .timer: return notification.timerID.map { [.timer($0, user: user)] } ?? []
-        case .messageThread: return notification.threadID.map { [.thread($0, user: user)] } ?? []
-        case nil: return []
-        }
-    }
-
-    private func sent(_ notification: SentNotification, body: String?, in state: WorkingSet) -> HandlerResult {
+    private func sent(_ notification: SentNotification, payload: [String: JSONValue], in state: WorkingSet) throws -> HandlerResult {
         if state.notification(notification.requestID) != nil { return .outcome(.rejected(.duplicateRequest)) }
-        var events: [DomainEvent] = [.notificationRecorded(notification)]
-        let user = notification.userID
-        let category = state.categories?.category(notification.category)
-        switch category?.handler {
-        case .meetingInvitation:
-            if let meetingID = notification.meetingID {
-                events += MeetingInvitationHandler.sent(state.invitation(meetingID, user: user), meetingID: meetingID, userID: user).events
-            }
-        case .timer:
-            if let timerID = notification.timerID {
-                events += TimerHandler.sent(state.timer(timerID, user: user), timerID: timerID, userID: user,
-                                            settings: category?.settings ?? [:], at: notification.sentAt).events
-            }
-        case .messageThread:
-            if let threadID = notification.threadID, let messageID = notification.messageID {
-                events += MessageThreadHandler.received(state.thread(threadID, user: user), threadID: threadID, userID: user,
-                                                        messageID: messageID, body: body, at: notification.sentAt).events
-            }
-        case nil:
-            break
+        var events = [CoreStreams.recorded(notification)]
+        if let category = state.categories?.category(notification.category), let handler = try handler(of: category) {
+            events += try handler.sent(notification, payload: payload, settings: HandlerSettings(category.settings), in: state)
         }
         return .outcome(.applied, events)
     }
 
     // MARK: notification.response
 
-    private func respond(_ response: NotificationResponse, event: LoggedEvent, in state: WorkingSet, now: Date) -> HandlerResult {
+    private func respond(_ response: NotificationResponse, event: LoggedEvent, in state: WorkingSet, now: Date) throws -> HandlerResult {
         let notification = state.notification(response.requestID)
         let category = notification.flatMap { state.categories?.category($0.category) }
         let checked = rules.check(response, from: event.userID, submittedAt: event.submittedAt, now: now,
@@ -122,46 +132,24 @@ public struct DomainHandler: EventHandler {
         case .reject(let reason): return .outcome(.rejected(reason))
         case .proceed(let proceed): action = proceed
         }
-        guard let notification, let category else { return .applied }  // opened, with no category: recorded only
-        if needsProtectedData(action, handler: category.handler) && !state.protectedDataAvailable(user: event.userID) {
+        // Opened, with no category or handler: recorded only.
+        guard let notification, let category, let handler = try handler(of: category) else { return .applied }
+        if handler.needsProtectedData(action) && !state.protectedDataAvailable(user: event.userID) {
             return HandlerResult(.stash)
         }
         let stamp = DeviceStamp(occurredAt: event.occurredAt, eventID: event.id)
-        let user = notification.userID
-        switch category.handler {
-        case .meetingInvitation:
-            guard let meetingID = notification.meetingID else { return .applied }
-            let invitation = state.invitation(meetingID, user: user) ?? Invitation(meetingID: meetingID, userID: user)
-            return result(MeetingInvitationHandler.respond(action, at: stamp, to: invitation, meeting: state.meeting(meetingID)))
-        case .timer:
-            guard let timerID = notification.timerID else { return .applied }
-            if let timer = state.timer(timerID, user: user) { return result(TimerHandler.respond(action, at: stamp, to: timer)) }
-            // The notification was recorded before its category had this handler: start the timer now.
-            let created = TimerHandler.sent(nil, timerID: timerID, userID: user, settings: category.settings, at: notification.sentAt)
-            var answer = result(TimerHandler.respond(action, at: stamp, to: created.state))
-            answer.events = created.events + answer.events
-            return answer
-        case .messageThread:
-            guard let threadID = notification.threadID else { return .applied }
-            let thread = state.thread(threadID, user: user) ?? MessageThread(threadID: threadID, userID: user)
-            return result(MessageThreadHandler.respond(action, at: stamp, messageID: notification.messageID, to: thread))
-        case nil:
-            return .applied
-        }
+        return try handler.respond(action, stamp: stamp, to: notification, settings: HandlerSettings(category.settings), in: state)
     }
+}
 
-    /// Whether the change `action` makes needs protected data, as its handler declares.
-    private func needsProtectedData(_ action: RespondedAction, handler: HandlerKind?) -> Bool {
-        switch handler {
-        case .meetingInvitation: MeetingInvitationHandler.needsProtectedData(action)
-        case .timer: TimerHandler.needsProtectedData(action)
-        case .messageThread: MessageThreadHandler.needsProtectedData(action)
-        case nil: false
-        }
-    }
-
-    private func result<State>(_ decision: Decision<State>) -> HandlerResult {
-        .outcome(decision.outcome, decision.events,
-                 revised: Dictionary(decision.revised.map { (ExactString($0.key.eventID), $0.value) }) { $1 })
+/// A category names a handler this build does not have (a categories file loaded by
+/// another build's `actiond categories load`).
+package struct MissingHandler: Error, CustomStringConvertible {
+    package var category: String?
+    package var handler: String
+    package var known: [String]
+    package var description: String {
+        let subject = category.map { "category \($0) uses handler \(handler)" } ?? "no handler of this build takes events \(handler)"
+        return "\(subject), which this build does not have (it has \(known.joined(separator: ", "))); run the worker built with that handler"
     }
 }

@@ -2,20 +2,22 @@ import Foundation
 
 /// The `data` of an input event, read for its handler. Submit has already checked every
 /// field, so a failure here means the log holds something submit would refuse today.
-public enum EventData: Sendable, Hashable {
+package enum EventData: Sendable, Hashable {
     case sent(requestID: String, payload: [String: JSONValue])
     case response(NotificationResponse)
-    case meetingCancelled(meetingID: String)
+    /// Another input type (meeting.cancelled): routed to the handler that declares it a
+    /// shared input.
+    case input(EventType, data: [String: JSONValue])
     case protectedData(available: Bool)
 
-    public struct Unreadable: Error, CustomStringConvertible {
-        public var position: Int64
-        public var field: String
-        public var description: String { "event at position \(position): data.\(field) is missing or mistyped" }
+    package struct Unreadable: Error, CustomStringConvertible {
+        package var position: Int64
+        package var field: String
+        package var description: String { "event at position \(position): data.\(field) is missing or mistyped" }
     }
 
     /// The event's data, read once when the event was loaded.
-    public static func parse(_ event: LoggedEvent) throws -> EventData {
+    package static func parse(_ event: LoggedEvent) throws -> EventData {
         if let input = event.input { return input }
         return try read(event.data, type: event.type, position: event.position)
     }
@@ -35,7 +37,8 @@ public enum EventData: Sendable, Hashable {
             return .response(NotificationResponse(requestID: try string("request_id"), action: try string("action"),
                                                   text: data["text"]?.stringValue, locked: locked))
         case .meetingCancelled:
-            return .meetingCancelled(meetingID: try string("meeting_id"))
+            guard case .object(let object) = data else { throw Unreadable(position: position, field: "") }
+            return .input(type, data: object)
         case .protectedDataUnavailable:
             return .protectedData(available: false)
         case .protectedDataAvailable:

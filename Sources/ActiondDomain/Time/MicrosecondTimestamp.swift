@@ -4,8 +4,8 @@ import Foundation
 /// how domain events and projections store times, so PostgreSQL reads them back with
 /// `::timestamptz` at full precision. Written by hand because Foundation's ISO 8601 styles
 /// stop at milliseconds.
-public enum MicrosecondTimestamp {
-    public static func format(_ date: Date) -> String {
+package enum MicrosecondTimestamp {
+    package static func format(_ date: Date) -> String {
         let microseconds = date.microsecondsSince1970
         var seconds = microseconds / 1_000_000
         var fraction = microseconds % 1_000_000
@@ -37,7 +37,7 @@ public enum MicrosecondTimestamp {
     }
 
     /// Parses what `format` writes (the fraction may have 0 to 6 digits).
-    public static func parse(_ text: String) -> Date? {
+    package static func parse(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
         func number(_ range: Range<Int>) -> Int? {
             guard range.upperBound <= bytes.count else { return nil }

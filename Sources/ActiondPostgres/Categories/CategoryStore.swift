@@ -4,20 +4,20 @@ import Logging
 import PostgresNIO
 
 /// Stores validated category registries as versions, and reads the current one back.
-public enum CategoryStore {
+package enum CategoryStore {
     /// The outcome of a load.
-    public struct LoadResult: Sendable, Equatable {
+    package struct LoadResult: Sendable, Equatable {
         /// The current version after the load.
-        public var version: Int
+        package var version: Int
         /// True when the file equals the current version, so no new version was written.
-        public var unchanged: Bool
+        package var unchanged: Bool
     }
 
     /// Stores `registry` as a new version in one transaction (loads are serialised by a
     /// table lock, so versions commit in order). The previous version stays for history.
-    public static func load(_ registry: CategoryRegistry, on connection: PostgresConnection, logger: Logger) async throws -> LoadResult {
+    package static func load(_ registry: CategoryRegistry, on connection: PostgresConnection, logger: Logger) async throws -> LoadResult {
         let document = String(decoding: registry.canonicalJSON(), as: UTF8.self)
-        let rows = String(decoding: try JSONEncoder().encode(registry.categories.map(CategoryRow.init)), as: UTF8.self)
+        let rows = String(decoding: try JSONEncoder().encode(registry.categories.map { CategoryRow($0, requiredPayloadKeys: registry.requiredPayloadKeys[$0.identifier] ?? []) }), as: UTF8.self)
         return try await connection.transaction(logger: logger) { connection in
             try await connection.query("LOCK TABLE actiond.category_versions IN EXCLUSIVE MODE", logger: logger).drain()
             let current = try await connection.query("""
@@ -51,22 +51,22 @@ public enum CategoryStore {
     }
 
     /// The current registry as stored, with its version; nil when none was ever loaded.
-    public static func current(on client: PostgresClient, logger: Logger) async throws -> (version: Int, registry: CategoryRegistry)? {
+    package static func current(on client: PostgresClient, logger: Logger) async throws -> (version: Int, registry: CategoryRegistry)? {
         let rows = try await client.query(
             "SELECT version, document::text FROM actiond.category_versions ORDER BY version DESC LIMIT 1",
             logger: logger)
         for try await (version, document) in rows.decode((Int, String).self) {
-            return (version, try CategoryRegistry.parse(Data(document.utf8)))
+            return (version, try CategoryRegistry.stored(Data(document.utf8)))
         }
         return nil
     }
 
     /// Registry version `version`, read on `connection` (a worker's transaction).
-    public static func version(_ version: Int, on connection: PostgresConnection, logger: Logger) async throws -> CategoryRegistry? {
+    package static func version(_ version: Int, on connection: PostgresConnection, logger: Logger) async throws -> CategoryRegistry? {
         let rows = try await connection.query(
             "SELECT document::text FROM actiond.category_versions WHERE version = \(version)", logger: logger)
         for try await document in rows.decode(String.self) {
-            return try CategoryRegistry.parse(Data(document.utf8))
+            return try CategoryRegistry.stored(Data(document.utf8))
         }
         return nil
     }
@@ -89,12 +89,12 @@ public enum CategoryStore {
         var required_payload_keys: [String]
         var actions: [ActionRow]
 
-        init(_ category: NotificationCategory) {
+        init(_ category: NotificationCategory, requiredPayloadKeys: [String]) {
             self.category = category.identifier
             self.options = category.options.map(\.rawValue)
-            self.handler = category.handler?.rawValue
+            self.handler = category.handler
             self.settings = category.settings
-            self.required_payload_keys = category.requiredPayloadKeys
+            self.required_payload_keys = requiredPayloadKeys
             self.actions = category.actions.enumerated().map { index, action in
                 ActionRow(action: action.identifier, ordinal: index + 1, title: action.title,
                           options: action.options.map(\.rawValue),

@@ -2,20 +2,20 @@ import Foundation
 import PostgresNIO
 
 /// A parsed `postgresql://user[:password]@host[:port]/database[?sslmode=…&connect_timeout=…]`.
-public struct DatabaseURL: Sendable, Hashable, CustomStringConvertible {
-    public enum TLSMode: String, Sendable, Hashable {
+package struct DatabaseURL: Sendable, Hashable, CustomStringConvertible {
+    package enum TLSMode: String, Sendable, Hashable {
         case disable, prefer, require
     }
 
-    public var host: String
-    public var port: Int
-    public var username: String
-    public var password: String?
-    public var database: String
-    public var tls: TLSMode
-    public var connectTimeout: Duration
+    package var host: String
+    package var port: Int
+    package var username: String
+    package var password: String?
+    package var database: String
+    package var tls: TLSMode
+    package var connectTimeout: Duration
 
-    public init(host: String, port: Int = 5432, username: String, password: String? = nil,
+    package init(host: String, port: Int = 5432, username: String, password: String? = nil,
                 database: String, tls: TLSMode = .prefer, connectTimeout: Duration = .seconds(10)) {
         self.host = host
         self.port = port
@@ -27,7 +27,7 @@ public struct DatabaseURL: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Parses a connection string; the error names the part that is wrong.
-    public init(_ string: String) throws(DatabaseURLError) {
+    package init(_ string: String) throws(DatabaseURLError) {
         guard let components = URLComponents(string: string) else {
             throw DatabaseURLError("not a URL; expected postgresql://user[:password]@host:port/database")
         }
@@ -72,14 +72,14 @@ public struct DatabaseURL: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The same server, another database.
-    public func with(database: String) -> DatabaseURL {
+    package func with(database: String) -> DatabaseURL {
         var copy = self
         copy.database = database
         return copy
     }
 
     /// The URL with its password, for handing to a child process.
-    public var string: String {
+    package var string: String {
         var components = URLComponents()
         components.scheme = "postgresql"
         components.user = username
@@ -92,12 +92,12 @@ public struct DatabaseURL: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Printable without the password.
-    public var description: String {
+    package var description: String {
         "postgresql://\(username)\(password == nil ? "" : ":***")@\(host):\(port)/\(database)"
     }
 
     /// A PostgresNIO client configuration for this URL.
-    public func clientConfiguration(maximumConnections: Int = 20) -> PostgresClient.Configuration {
+    package func clientConfiguration(maximumConnections: Int = 20) -> PostgresClient.Configuration {
         let tlsConfiguration: PostgresClient.Configuration.TLS = switch tls {
         case .disable: .disable
         case .prefer: .prefer(.makeClientConfiguration())
@@ -112,8 +112,8 @@ public struct DatabaseURL: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A connection string that could not be used.
-public struct DatabaseURLError: Error, Sendable, CustomStringConvertible {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { "invalid database URL: \(message)" }
+package struct DatabaseURLError: Error, Sendable, CustomStringConvertible {
+    package var message: String
+    package init(_ message: String) { self.message = message }
+    package var description: String { "invalid database URL: \(message)" }
 }

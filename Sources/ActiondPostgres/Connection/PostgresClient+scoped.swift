@@ -3,7 +3,7 @@ import PostgresNIO
 
 extension PostgresClient {
     /// Runs `body` with a client for `url` whose connection pool runs for exactly as long.
-    public static func withClient<Result>(
+    package static func withClient<Result>(
         _ url: DatabaseURL,
         maximumConnections: Int = 20,
         logger: Logger,

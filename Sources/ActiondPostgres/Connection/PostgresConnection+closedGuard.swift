@@ -87,6 +87,6 @@ private final class Once: Sendable {
 }
 
 /// The connection closed under a statement: nothing of its transaction was committed.
-public struct ConnectionClosedError: Error, CustomStringConvertible {
-    public var description: String { "the database connection closed (server restart or network failure)" }
+package struct ConnectionClosedError: Error, CustomStringConvertible {
+    package var description: String { "the database connection closed (server restart or network failure)" }
 }

@@ -15,21 +15,21 @@ import Glibc
 ///
 /// PostgreSQL refuses to run as root: under root, actiond runs the server programs as the
 /// unprivileged `postgres` account that distribution packages create.
-public struct EmbeddedCluster: Sendable {
+package struct EmbeddedCluster: Sendable {
     /// Where the cluster lives when neither `--data-dir` nor `ACTIOND_DATA_DIR` says otherwise.
-    public static let defaultDirectory = ".actiond/postgres"
+    package static let defaultDirectory = ".actiond/postgres"
     /// The role and database actiond uses.
-    public static let roleName = "actiond"
-    public static let databaseName = "actiond"
+    package static let roleName = "actiond"
+    package static let databaseName = "actiond"
 
-    public enum Status: Sendable, Equatable {
+    package enum Status: Sendable, Equatable {
         case notCreated
         case stopped
         case running(port: Int)
     }
 
-    public let directory: URL
-    public let binaries: PostgresBinaries
+    package let directory: URL
+    package let binaries: PostgresBinaries
     /// The account the server programs run as when actiond runs as root.
     let serverAccount: String?
 
@@ -39,7 +39,7 @@ public struct EmbeddedCluster: Sendable {
     /// The port of the last start, used again when free so the URL stays the same.
     var portFile: URL { directory.appending(path: "port") }
 
-    public init(directory: URL, binaries: PostgresBinaries) {
+    package init(directory: URL, binaries: PostgresBinaries) {
         self.directory = directory.standardizedFileURL
         self.binaries = binaries
         self.serverAccount = geteuid() == 0 ? "postgres" : nil
@@ -47,7 +47,7 @@ public struct EmbeddedCluster: Sendable {
 
     /// The cluster for `directory` (flag), else `ACTIOND_DATA_DIR`, else `.actiond/postgres`
     /// under the current directory.
-    public static func locate(directory: String? = nil, binDirectory: String? = nil) throws -> EmbeddedCluster {
+    package static func locate(directory: String? = nil, binDirectory: String? = nil) throws -> EmbeddedCluster {
         let environment = ProcessInfo.processInfo.environment
         let path = directory ?? environment["ACTIOND_DATA_DIR"] ?? defaultDirectory
         let binaries = try PostgresBinaries.locate(override: binDirectory ?? environment["ACTIOND_PG_BINDIR"])
@@ -60,7 +60,7 @@ public struct EmbeddedCluster: Sendable {
 
     /// Creates the cluster if needed, starts it if it is not running, makes sure the
     /// `actiond` database exists, and returns its URL. Safe to call from several processes at once.
-    public func start(logger: Logger) async throws -> DatabaseURL {
+    package func start(logger: Logger) async throws -> DatabaseURL {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let lock = try FileLock(path: directory.appending(path: "lock").path)
         defer { lock.unlock() }
@@ -82,7 +82,7 @@ public struct EmbeddedCluster: Sendable {
     /// Stops the server (fast shutdown: open sessions are ended, data is flushed).
     /// Returns false when it was not running.
     @discardableResult
-    public func stop() throws -> Bool {
+    package func stop() throws -> Bool {
         guard case .running = status() else { return false }
         let result = try runServerProgram(binaries.pgCtl, ["stop", "-D", dataDirectory.path, "-m", "fast", "-w", "-t", "60"])
         guard result.status == 0 else {
@@ -91,7 +91,7 @@ public struct EmbeddedCluster: Sendable {
         return true
     }
 
-    public func status() -> Status {
+    package func status() -> Status {
         guard FileManager.default.fileExists(atPath: dataDirectory.appending(path: "PG_VERSION").path) else { return .notCreated }
         guard let result = try? runServerProgram(binaries.pgCtl, ["status", "-D", dataDirectory.path]), result.status == 0,
               let port = runningPort() else { return .stopped }
@@ -99,7 +99,7 @@ public struct EmbeddedCluster: Sendable {
     }
 
     /// The URL of the `actiond` database while the server runs.
-    public func url() throws -> DatabaseURL {
+    package func url() throws -> DatabaseURL {
         guard case .running(let port) = status() else {
             throw EmbeddedClusterError(.notRunning, "the embedded cluster in \(directory.path) is not running; start it with `actiond db start`")
         }

@@ -1,7 +1,7 @@
 /// Why the embedded PostgreSQL cluster could not be found, created or started. The message
 /// says what to do about it.
-public struct EmbeddedClusterError: Error, Sendable, CustomStringConvertible {
-    public enum Code: String, Sendable {
+package struct EmbeddedClusterError: Error, Sendable, CustomStringConvertible {
+    package enum Code: String, Sendable {
         case binariesNotFound = "binaries_not_found"
         case noUnprivilegedAccount = "no_unprivileged_account"
         case dataDirectoryUnreachable = "data_directory_unreachable"
@@ -9,13 +9,13 @@ public struct EmbeddedClusterError: Error, Sendable, CustomStringConvertible {
         case notRunning = "not_running"
     }
 
-    public var code: Code
-    public var message: String
+    package var code: Code
+    package var message: String
 
-    public init(_ code: Code, _ message: String) {
+    package init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }

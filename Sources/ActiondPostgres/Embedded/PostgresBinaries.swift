@@ -1,19 +1,19 @@
 import Foundation
 
 /// Where the PostgreSQL server programs (`initdb`, `pg_ctl`, `postgres`) are on this machine.
-public struct PostgresBinaries: Sendable, Hashable {
-    public var directory: URL
+package struct PostgresBinaries: Sendable, Hashable {
+    package var directory: URL
 
-    public var initdb: URL { directory.appending(path: "initdb") }
-    public var pgCtl: URL { directory.appending(path: "pg_ctl") }
+    package var initdb: URL { directory.appending(path: "initdb") }
+    package var pgCtl: URL { directory.appending(path: "pg_ctl") }
 
-    public init(directory: URL) {
+    package init(directory: URL) {
         self.directory = directory
     }
 
     /// Looks in `override` (flag or ACTIOND_PG_BINDIR) if given, else on PATH, else in
     /// `pg_config --bindir`, else the newest `/usr/lib/postgresql/*/bin` (Debian, Ubuntu).
-    public static func locate(override: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) throws(EmbeddedClusterError) -> PostgresBinaries {
+    package static func locate(override: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) throws(EmbeddedClusterError) -> PostgresBinaries {
         if let override {
             let candidate = PostgresBinaries(directory: URL(fileURLWithPath: override))
             guard candidate.isComplete else {

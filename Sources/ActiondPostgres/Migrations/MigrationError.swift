@@ -1,6 +1,6 @@
 /// Why `actiond migrate` refused to go on. Nothing of the failing file was applied.
-public struct MigrationError: Error, Sendable, CustomStringConvertible {
-    public enum Code: String, Sendable {
+package struct MigrationError: Error, Sendable, CustomStringConvertible {
+    package enum Code: String, Sendable {
         /// An applied file's text differs from the one this build ships.
         case checksumMismatch = "checksum_mismatch"
         /// The database has a migration this build does not know (a newer actiond migrated it).
@@ -9,9 +9,9 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
         case statementFailed = "statement_failed"
     }
 
-    public var code: Code
-    public var migration: String
-    public var message: String
+    package var code: Code
+    package var migration: String
+    package var message: String
 
-    public var description: String { "migration \(migration): \(message)" }
+    package var description: String { "migration \(migration): \(message)" }
 }

@@ -7,15 +7,17 @@ import PostgresNIO
 /// transaction, recording a checksum of each. Runs under a session advisory lock, so any
 /// number of `actiond migrate` (or workers starting up) can run at once: one migrates, the
 /// others wait and then find nothing to do.
-public struct Migrator: Sendable {
+package struct Migrator: Sendable {
     /// What one run did.
-    public struct Report: Sendable, Equatable {
+    package struct Report: Sendable, Equatable {
         /// Files applied by this run, in order.
-        public var applied: [String]
+        package var applied: [String]
         /// Files found already applied with a matching checksum.
-        public var alreadyApplied: [String]
+        package var alreadyApplied: [String]
         /// The category version loaded because the database had none (a fresh database).
-        public var loadedDefaultCategories: Int?
+        package var loadedDefaultCategories: Int?
+        /// Handlers' report views created or re-created by this run.
+        package var views: [String] = []
     }
 
     /// Key of the advisory lock that serialises migrations in one database.
@@ -24,14 +26,16 @@ public struct Migrator: Sendable {
     let client: PostgresClient
     let logger: Logger
     let migrations: [Migration]
+    let handlers: CategoryHandlers
 
-    public init(client: PostgresClient, logger: Logger, migrations: [Migration] = Migration.all) {
+    package init(client: PostgresClient, logger: Logger, migrations: [Migration] = Migration.all, handlers: CategoryHandlers = .builtIn) {
         self.client = client
         self.logger = logger
         self.migrations = migrations
+        self.handlers = handlers
     }
 
-    public func migrate() async throws -> Report {
+    package func migrate() async throws -> Report {
         try await client.withConnection { connection in
             try await connection.query("SELECT pg_advisory_lock(\(Self.lockKey))", logger: logger).drain()
             do {
@@ -101,10 +105,11 @@ public struct Migrator: Sendable {
         let versions = try await connection.query("SELECT count(*) FROM actiond.category_versions", logger: logger)
             .collect().first?.decode(Int.self) ?? 0
         if versions == 0 {
-            let registry = try CategoryRegistry.parse(Data(EmbeddedResources.defaultCategories.utf8))
+            let registry = try CategoryRegistry.parse(Data(EmbeddedResources.defaultCategories.utf8), handlers: handlers)
             let result = try await CategoryStore.load(registry, on: connection, logger: logger)
             report.loadedDefaultCategories = result.version
         }
+        report.views = try await HandlerReportViews.install(handlers, on: connection, logger: logger)
         return report
     }
 

@@ -12,39 +12,43 @@ import PostgresNIO
 /// 2. Fold events up to S stream by stream into `projections_rebuild`, page by page.
 /// 3. Take the lock exclusively again, fold the events workers appended after S onto the
 ///    rebuilt rows, and swap: one transaction, so readers see the old rows or the new ones.
-public struct ProjectionRebuild: Sendable {
-    public struct Progress: Sendable {
-        public var folded: Int
-        public var total: Int
+package struct ProjectionRebuild: Sendable {
+    package struct Progress: Sendable {
+        package var folded: Int
+        package var total: Int
     }
 
-    public struct Summary: Sendable, Equatable {
+    package struct Summary: Sendable, Equatable {
         /// Domain events folded, catch-up included.
-        public var events: Int
+        package var events: Int
         /// Projection rows rebuilt.
-        public var rows: Int
+        package var rows: Int
         /// Live rows that differed from the rebuilt ones (replaced or removed) and rows written.
-        public var removed: Int
-        public var written: Int
+        package var removed: Int
+        package var written: Int
         /// Events workers appended during the rebuild, folded at the swap.
-        public var caughtUp: Int
+        package var caughtUp: Int
     }
 
-    public struct AlreadyRunning: Error, CustomStringConvertible {
-        public var description: String { "another actiond rebuild is running on this database; wait for it to finish" }
+    package struct AlreadyRunning: Error, CustomStringConvertible {
+        package var description: String { "another actiond rebuild is running on this database; wait for it to finish" }
     }
 
     let client: PostgresClient
     let logger: Logger
     let pageSize: Int
+    let catalog: StreamCatalog
 
-    public init(client: PostgresClient, logger: Logger, pageSize: Int = 5000) {
+    /// `handlers`: every handler whose state the database holds (a kind none declares is an
+    /// error: the live rows would otherwise be lost in the swap).
+    package init(client: PostgresClient, logger: Logger, pageSize: Int = 5000, handlers: CategoryHandlers = .builtIn) {
         self.client = client
         self.logger = logger
         self.pageSize = pageSize
+        self.catalog = handlers.catalog
     }
 
-    public func run(progress: @Sendable (Progress) -> Void = { _ in }) async throws -> Summary {
+    package func run(progress: @Sendable (Progress) -> Void = { _ in }) async throws -> Summary {
         try await client.withConnection { connection in
             // One rebuild at a time: a session lock, released when the connection returns.
             let acquired = try await connection.query("SELECT pg_try_advisory_lock(actiond.rebuild_lock_key() + 1)", logger: logger)
@@ -71,6 +75,12 @@ public struct ProjectionRebuild: Sendable {
         var summary = Summary(events: 0, rows: 0, removed: 0, written: 0, caughtUp: 0)
         progress(Progress(folded: 0, total: total))
 
+        // Every kind in the database must be known before anything is folded or swapped.
+        let kinds = try await connection.query(
+            "SELECT DISTINCT kind FROM actiond.projections UNION SELECT DISTINCT stream_kind FROM actiond.domain_events", logger: logger)
+            .collect().map { try $0.decode(String.self) }
+        for kind in kinds { _ = try catalog.codec(kind) }
+
         var fold = StreamFold()
         var after = (kind: "", id: "", user: "", seq: Int64(-1))
         while true {
@@ -83,9 +93,9 @@ public struct ProjectionRebuild: Sendable {
             for row in page {
                 let (seq, position, kind, id, user, version, data) = try row.decode((Int64, Int64, String, String, String, Int, String).self)
                 after = (kind, id, user, seq)
-                if let finished = try fold.add(StreamKey(Self.kind(kind), id, user: user), position: position,
-                                               event: Self.decodeEvent(data, version: version)) {
-                    try rows.append(finished.0, finished.1, position: finished.2)
+                let key = StreamKey(kind, id, user: user)
+                if let finished = fold.add(key, position: position, event: try catalog.decodeEvent(data, version: version, stream: key)) {
+                    try rows.append(finished.0, finished.1, position: finished.2, catalog: catalog)
                 }
             }
             try await rows.writeRebuilt(on: connection, logger: logger)
@@ -94,7 +104,7 @@ public struct ProjectionRebuild: Sendable {
             progress(Progress(folded: summary.events, total: total))
         }
         var last = ProjectionRows()
-        if let finished = fold.finish() { try last.append(finished.0, finished.1, position: finished.2) }
+        if let finished = fold.finish() { try last.append(finished.0, finished.1, position: finished.2, catalog: catalog) }
         try await last.writeRebuilt(on: connection, logger: logger)
         summary.rows += last.count
 
@@ -124,65 +134,47 @@ public struct ProjectionRebuild: Sendable {
         var events: [(key: StreamKey, position: Int64, event: DomainEvent)] = []
         for row in rows {
             let (_, position, kind, id, user, version, data) = try row.decode((Int64, Int64, String, String, String, Int, String).self)
-            events.append((StreamKey(try Self.kind(kind), id, user: user), position, try Self.decodeEvent(data, version: version)))
+            let key = StreamKey(kind, id, user: user)
+            events.append((key, position, try catalog.decodeEvent(data, version: version, stream: key)))
         }
         let keys = Array(Set(events.map(\.key)))
-        var states: [StreamKey: ProjectionState] = [:]
+        var states: [StreamKey: StreamState] = [:]
         let loaded = try await connection.query("""
             SELECT kind, stream_id, user_id, state
-            FROM actiond.load_rebuilt_streams(\(keys.map(\.kind.rawValue)), \(keys.map(\.id)), \(keys.map(\.userID)))
+            FROM actiond.load_rebuilt_streams(\(keys.map(\.kind)), \(keys.map(\.id)), \(keys.map(\.userID)))
             """, logger: logger)
         for try await (kind, id, user, document) in loaded.decode((String, String, String, String).self) {
-            let kind = try Self.kind(kind)
-            states[StreamKey(kind, id, user: user)] = try ProjectionState.decode(kind: kind, document: document)
+            states[StreamKey(kind, id, user: user)] = try catalog.decodeState(kind: kind, document: document)
         }
         var positions: [StreamKey: Int64] = [:]
         for item in events {
-            states[item.key] = Projector.apply(item.event, to: states[item.key])
+            states[item.key] = item.event.apply(to: states[item.key])
             positions[item.key] = item.position
         }
         var batch = ProjectionRows()
-        for key in keys { if let state = states[key], let position = positions[key] { try batch.append(key, state, position: position) } }
+        for key in keys { if let state = states[key], let position = positions[key] { try batch.append(key, state, position: position, catalog: catalog) } }
         try await batch.writeRebuilt(on: connection, logger: logger)
         return events.count
-    }
-
-    static func kind(_ raw: String) throws -> StreamKey.Kind {
-        guard let kind = StreamKey.Kind(rawValue: raw) else { throw UnknownStream(kind: raw) }
-        return kind
-    }
-
-    /// Reads a stored domain event; versions are switched on here as the format evolves.
-    static func decodeEvent(_ data: String, version: Int) throws -> DomainEvent {
-        switch version {
-        case 1: try DomainCoding.decode(DomainEvent.self, from: data)
-        default: throw UnknownStream(kind: "domain event schema version \(version)")
-        }
-    }
-
-    struct UnknownStream: Error, CustomStringConvertible {
-        var kind: String
-        var description: String { "the log holds \(kind), which this build does not know; run a newer actiond" }
     }
 }
 
 /// The state of the stream being folded; a stream is complete when the next one begins.
 struct StreamFold {
-    private var current: (key: StreamKey, state: ProjectionState?, position: Int64)?
+    private var current: (key: StreamKey, state: StreamState?, position: Int64)?
 
     /// Adds the next event in stream order; returns the previous stream when this one is new.
-    mutating func add(_ key: StreamKey, position: Int64, event: DomainEvent) -> (StreamKey, ProjectionState, Int64)? {
-        var finished: (StreamKey, ProjectionState, Int64)?
+    mutating func add(_ key: StreamKey, position: Int64, event: DomainEvent) -> (StreamKey, StreamState, Int64)? {
+        var finished: (StreamKey, StreamState, Int64)?
         if let current, current.key != key {
             finished = current.state.map { (current.key, $0, current.position) }
             self.current = nil
         }
-        let state = Projector.apply(event, to: current?.state)
+        let state = event.apply(to: current?.state)
         current = (key, state, position)
         return finished
     }
 
-    mutating func finish() -> (StreamKey, ProjectionState, Int64)? {
+    mutating func finish() -> (StreamKey, StreamState, Int64)? {
         defer { current = nil }
         guard let current, let state = current.state else { return nil }
         return (current.key, state, current.position)

@@ -9,11 +9,11 @@ struct ProjectionRows {
     var count: Int { kinds.count }
 
     /// A row: its stream, its state, and the input event that last changed it.
-    mutating func append(_ key: StreamKey, _ state: ProjectionState, position: Int64) throws {
-        kinds.append(key.kind.rawValue)
+    mutating func append(_ key: StreamKey, _ state: StreamState, position: Int64, catalog: StreamCatalog) throws {
+        kinds.append(key.kind)
         ids.append(key.id)
         users.append(key.userID)
-        states.append(try state.document())
+        states.append(try catalog.document(kind: key.kind, state: state))
         positions.append(position)
     }
 

@@ -5,33 +5,32 @@ import PostgresNIO
 
 /// Reads and writes the projection rows and domain events of a worker batch
 /// (007_projections.sql), inside the batch's transaction.
-public enum ProjectionStore {
+package enum ProjectionStore {
     /// Locks shared streams the batch may write, until the transaction ends.
-    public static func lock(_ keys: [StreamKey], on connection: PostgresConnection, logger: Logger) async throws {
+    package static func lock(_ keys: [StreamKey], on connection: PostgresConnection, logger: Logger) async throws {
         guard !keys.isEmpty else { return }
         try await connection.query(
-            "SELECT actiond.lock_streams(\(keys.map(\.kind.rawValue)), \(keys.map(\.id)))", logger: logger).drain()
+            "SELECT actiond.lock_streams(\(keys.map(\.kind)), \(keys.map(\.id)))", logger: logger).drain()
     }
 
     /// Loads the rows of `keys` not loaded yet into `state` (a missing row loads as nil).
-    public static func load(_ keys: some Collection<StreamKey>, into state: inout WorkingSet,
+    package static func load(_ keys: some Collection<StreamKey>, into state: inout WorkingSet, catalog: StreamCatalog,
                             on connection: PostgresConnection, logger: Logger) async throws {
         let missing = keys.filter { !state.isLoaded($0) }
         guard !missing.isEmpty else { return }
         let rows = try await connection.query("""
             SELECT kind, stream_id, user_id, state
-            FROM actiond.load_streams(\(missing.map(\.kind.rawValue)), \(missing.map(\.id)), \(missing.map(\.userID)))
+            FROM actiond.load_streams(\(missing.map(\.kind)), \(missing.map(\.id)), \(missing.map(\.userID)))
             """, logger: logger)
-        var found: [StreamKey: ProjectionState] = [:]
+        var found: [StreamKey: StreamState] = [:]
         for try await (kind, id, user, document) in rows.decode((String, String, String, String).self) {
-            guard let kind = StreamKey.Kind(rawValue: kind) else { continue }
-            found[StreamKey(kind, id, user: user)] = try ProjectionState.decode(kind: kind, document: document)
+            found[StreamKey(kind, id, user: user)] = try catalog.decodeState(kind: kind, document: document)
         }
         for key in missing { state.load(key, found[key]) }
     }
 
     /// The stashed events of `users`, by user, in position order.
-    public static func stash(of users: [String], on connection: PostgresConnection, logger: Logger) async throws -> [ExactString: [LoggedEvent]] {
+    package static func stash(of users: [String], on connection: PostgresConnection, logger: Logger) async throws -> [ExactString: [LoggedEvent]] {
         guard !users.isEmpty else { return [:] }
         var stash: [ExactString: [LoggedEvent]] = [:]
         let rows = try await connection.query("SELECT user_id, payload_version, payload FROM actiond.load_stash(\(users))", logger: logger)
@@ -44,24 +43,25 @@ public enum ProjectionStore {
     /// Writes what `run` decided besides outcomes: changed rows and domain events, held
     /// responses, revised outcomes of earlier events, stash entries added and integrated;
     /// re-queues responses held for the notifications it recorded.
-    public static func write(_ run: BatchRun, on connection: PostgresConnection, logger: Logger) async throws {
+    package static func write(_ run: BatchRun, catalog: StreamCatalog, on connection: PostgresConnection, logger: Logger) async throws {
         let state = run.state
         // apply_batch upserts the rows in key order itself.
         var rows = ProjectionRows()
         for (key, position) in state.changed {
-            if let row = state[key] { try rows.append(key, row, position: position) }
+            if let row = state[key] { try rows.append(key, row, position: position, catalog: catalog) }
         }
         var eventPositions: [Int64] = [], eventKinds: [String] = [], eventIDs: [String] = [], eventUsers: [String] = []
-        var eventTypes: [String] = [], eventData: [String] = [], recorded: [String] = []
+        var eventTypes: [String] = [], eventData: [String] = [], eventVersions: [Int32] = [], recorded: [String] = []
         for appended in state.appended {
             let stream = appended.event.stream
             eventPositions.append(appended.position)
-            eventKinds.append(stream.kind.rawValue)
+            eventKinds.append(stream.kind)
             eventIDs.append(stream.id)
             eventUsers.append(stream.userID)
             eventTypes.append(appended.event.type)
-            eventData.append(try DomainCoding.encode(appended.event))
-            if case .notificationRecorded(let notification) = appended.event { recorded.append(notification.requestID) }
+            eventData.append(try appended.event.encoded())
+            eventVersions.append(Int32(appended.event.schemaVersion))
+            if stream.kind == StreamKey.notificationKind { recorded.append(stream.id) }
         }
         let held = run.held
         let heldPositions = held.map(\.event.position), heldUsers = held.map(\.event.userID)
@@ -76,7 +76,7 @@ public enum ProjectionStore {
         try await connection.query("""
             SELECT actiond.apply_batch(
                 \(rows.kinds), \(rows.ids), \(rows.users), \(rows.states), \(rows.positions),
-                \(eventPositions), \(eventKinds), \(eventIDs), \(eventUsers), \(eventTypes), \(eventData), \(DomainEvent.schemaVersion)::integer,
+                \(eventPositions), \(eventKinds), \(eventIDs), \(eventUsers), \(eventTypes), \(eventData), \(eventVersions),
                 \(heldPositions), \(heldUsers), \(heldRequests), \(heldUntil),
                 \(revisedIDs), \(revisedOutcomes), \(revisedReasons), \(recorded),
                 \(stashPositions), \(stashUsers), \(stashPayloads), \(StashPayload.currentVersion)::integer, \(run.unstashed))
@@ -84,7 +84,7 @@ public enum ProjectionStore {
     }
 
     /// Moves held responses whose window has ended back to the queue; returns how many.
-    public static func releaseExpiredHolds(on connection: PostgresConnection, logger: Logger) async throws -> Int {
+    package static func releaseExpiredHolds(on connection: PostgresConnection, logger: Logger) async throws -> Int {
         try await connection.query("SELECT actiond.release_expired_holds()", logger: logger).collect().first?.decode(Int.self) ?? 0
     }
 }

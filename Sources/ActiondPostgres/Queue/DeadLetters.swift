@@ -3,23 +3,23 @@ import PostgresNIO
 
 /// Events whose handler kept failing: retry puts them back in their user's queue, discard
 /// takes them off the dead-letter list for good (they stay in the log with their error).
-public enum DeadLetters {
+package enum DeadLetters {
     /// Which dead letters an operation applies to.
-    public enum Selection: Sendable, Hashable {
+    package enum Selection: Sendable, Hashable {
         case all
         /// An event id or a position.
         case event(String)
     }
 
     /// Re-queues the selected dead events; returns their positions.
-    public static func retry(_ selection: Selection, on client: PostgresClient, logger: Logger) async throws -> [Int64] {
+    package static func retry(_ selection: Selection, on client: PostgresClient, logger: Logger) async throws -> [Int64] {
         let positions = try await resolve(selection, on: client, logger: logger)
         return try await client.query("SELECT actiond.retry_dead(\(positions))", logger: logger)
             .collect().map { try $0.decode(Int64.self) }
     }
 
     /// Discards the selected dead events; returns their positions.
-    public static func discard(_ selection: Selection, on client: PostgresClient, logger: Logger) async throws -> [Int64] {
+    package static func discard(_ selection: Selection, on client: PostgresClient, logger: Logger) async throws -> [Int64] {
         let positions = try await resolve(selection, on: client, logger: logger)
         return try await client.query("SELECT actiond.discard_dead(\(positions))", logger: logger)
             .collect().map { try $0.decode(Int64.self) }

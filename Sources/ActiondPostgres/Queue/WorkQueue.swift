@@ -5,17 +5,17 @@ import PostgresNIO
 
 /// The queue side of the schema (006_worker_queue.sql): claiming batches, completing them,
 /// dead letters, and the figures workers report.
-public enum WorkQueue {
+package enum WorkQueue {
     /// A finished event's outcome.
-    public struct Finished: Sendable {
-        public var event: LoggedEvent
-        public var outcome: EventOutcome
+    package struct Finished: Sendable {
+        package var event: LoggedEvent
+        package var outcome: EventOutcome
         /// The handler's last error, for a dead event.
-        public var error: String?
+        package var error: String?
         /// Where report_outcomes counts it.
-        public var label: OutcomeLabel
+        package var label: OutcomeLabel
 
-        public init(event: LoggedEvent, outcome: EventOutcome, error: String? = nil, label: OutcomeLabel? = nil) {
+        package init(event: LoggedEvent, outcome: EventOutcome, error: String? = nil, label: OutcomeLabel? = nil) {
             self.event = event
             self.outcome = outcome
             self.error = error
@@ -24,12 +24,12 @@ public enum WorkQueue {
     }
 
     /// An event whose handler failed and that runs again after `delay`.
-    public struct Retry: Sendable {
-        public var event: LoggedEvent
-        public var error: String
-        public var delay: Duration
+    package struct Retry: Sendable {
+        package var event: LoggedEvent
+        package var error: String
+        package var delay: Duration
 
-        public init(event: LoggedEvent, error: String, delay: Duration) {
+        package init(event: LoggedEvent, error: String, delay: Duration) {
             self.event = event
             self.error = error
             self.delay = delay
@@ -37,16 +37,16 @@ public enum WorkQueue {
     }
 
     /// A claimed batch: events in position order, and the category version current at claim.
-    public struct Claim: Sendable {
-        public var events: [LoggedEvent]
-        public var categoryVersion: Int?
+    package struct Claim: Sendable {
+        package var events: [LoggedEvent]
+        package var categoryVersion: Int?
         /// The database's clock at the claim: what hold windows are measured on.
-        public var databaseNow: Date?
+        package var databaseNow: Date?
     }
 
     /// Locks up to `maxUsers` users in this transaction and returns about `maxEvents` of
     /// their oldest pending events, in position order.
-    public static func claim(maxUsers: Int, maxEvents: Int, on connection: PostgresConnection, logger: Logger) async throws -> Claim {
+    package static func claim(maxUsers: Int, maxEvents: Int, on connection: PostgresConnection, logger: Logger) async throws -> Claim {
         let rows = try await connection.query("""
             SELECT position, user_id, attempts, id, type, occurred_at, data, submitted_at, category_version, database_now
             FROM actiond.claim(\(maxUsers), \(maxEvents))
@@ -65,7 +65,7 @@ public enum WorkQueue {
     }
 
     /// Records outcomes, schedules retries, and releases the claimed users: one round trip.
-    public static func complete(finished: [Finished], retries: [Retry], claimedUsers: [String],
+    package static func complete(finished: [Finished], retries: [Retry], claimedUsers: [String],
                                 on connection: PostgresConnection, logger: Logger) async throws {
         let positions = finished.map(\.event.position)
         let users = finished.map(\.event.userID)
@@ -88,13 +88,13 @@ public enum WorkQueue {
     }
 
     /// Whether any event still waits for an outcome.
-    public static func isEmpty(on connection: PostgresConnection, logger: Logger) async throws -> Bool {
+    package static func isEmpty(on connection: PostgresConnection, logger: Logger) async throws -> Bool {
         try await connection.query("SELECT NOT EXISTS (SELECT 1 FROM actiond.queue)", logger: logger)
             .collect().first?.decode(Bool.self) ?? true
     }
 
     /// Pending events and the age of the oldest, in seconds.
-    public static func depth(on connection: PostgresConnection, logger: Logger) async throws -> (events: Int, oldestAgeSeconds: Double) {
+    package static func depth(on connection: PostgresConnection, logger: Logger) async throws -> (events: Int, oldestAgeSeconds: Double) {
         // The oldest pending event is the one with the smallest position (positions follow
         // submission), found through the primary key rather than a join of the whole backlog.
         let row = try await connection.query("""

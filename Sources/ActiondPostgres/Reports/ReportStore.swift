@@ -4,29 +4,29 @@ import Logging
 import PostgresNIO
 
 /// The report views (`actiond.report_*`, PRODUCT.md section 5): which exist, and their rows.
-public enum ReportStore {
+package enum ReportStore {
     /// A report view and the one-line description its SQL comment gives.
-    public struct Report: Sendable, Equatable {
-        public var name: String
-        public var description: String
+    package struct Report: Sendable, Equatable {
+        package var name: String
+        package var description: String
     }
 
     /// A report's rows: column names in view order, each row a JSON object with typed values.
-    public struct Rows: Sendable {
-        public var columns: [String]
-        public var rows: [[String: JSONValue]]
+    package struct Rows: Sendable {
+        package var columns: [String]
+        package var rows: [[String: JSONValue]]
         /// The rows as PostgreSQL wrote them: a JSON array of objects, columns in view order.
-        public var json: String
+        package var json: String
     }
 
-    public struct UnknownReport: Error, CustomStringConvertible {
-        public var name: String
-        public var known: [String]
-        public var description: String { "report: no report named \"\(name)\"; known reports: \(known.joined(separator: ", "))" }
+    package struct UnknownReport: Error, CustomStringConvertible {
+        package var name: String
+        package var known: [String]
+        package var description: String { "report: no report named \"\(name)\"; known reports: \(known.joined(separator: ", "))" }
     }
 
     /// Every report view, by name.
-    public static func list(on client: PostgresClient, logger: Logger) async throws -> [Report] {
+    package static func list(on client: PostgresClient, logger: Logger) async throws -> [Report] {
         let rows = try await client.query("""
             SELECT c.relname::text, coalesce(obj_description(c.oid, 'pg_class'), '')
             FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -41,7 +41,7 @@ public enum ReportStore {
     }
 
     /// The view `name` (with or without its `report_` prefix), or UnknownReport.
-    public static func resolve(_ name: String, on client: PostgresClient, logger: Logger) async throws -> String {
+    package static func resolve(_ name: String, on client: PostgresClient, logger: Logger) async throws -> String {
         let known = try await list(on: client, logger: logger).map(\.name)
         let full = name.hasPrefix("report_") ? name : "report_\(name)"
         guard known.contains(full) else { throw UnknownReport(name: name, known: known) }
@@ -49,7 +49,7 @@ public enum ReportStore {
     }
 
     /// The rows of report `view` (a name `resolve` returned).
-    public static func rows(of view: String, on client: PostgresClient, logger: Logger) async throws -> Rows {
+    package static func rows(of view: String, on client: PostgresClient, logger: Logger) async throws -> Rows {
         let columns = try await client.query("""
             SELECT a.attname::text FROM pg_attribute a
             WHERE a.attrelid = to_regclass('actiond.' || quote_ident(\(view))) AND a.attnum > 0 AND NOT a.attisdropped
@@ -65,7 +65,7 @@ public enum ReportStore {
     }
 
     /// Drops per-minute report counters older than two days.
-    public static func pruneMinutes(on connection: PostgresConnection, logger: Logger) async throws {
+    package static func pruneMinutes(on connection: PostgresConnection, logger: Logger) async throws {
         try await connection.query("SELECT actiond.prune_report_minutes()", logger: logger).drain()
     }
 }

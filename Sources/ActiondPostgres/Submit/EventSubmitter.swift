@@ -4,18 +4,18 @@ import PostgresNIO
 /// Submits events (JSON text, one event each) through `actiond.submit_many`, one statement
 /// per batch. Validation and idempotency live in the SQL function, so every producer, in any
 /// language, gets the same rules.
-public struct EventSubmitter: Sendable {
+package struct EventSubmitter: Sendable {
     let client: PostgresClient
     let logger: Logger
 
-    public init(client: PostgresClient, logger: Logger) {
+    package init(client: PostgresClient, logger: Logger) {
         self.client = client
         self.logger = logger
     }
 
     /// One result per input, in input order. Accepted and duplicate inputs are committed
     /// when this returns; refused ones stored nothing.
-    public func submit(_ events: [String]) async throws -> [SubmitResult] {
+    package func submit(_ events: [String]) async throws -> [SubmitResult] {
         guard !events.isEmpty else { return [] }
         do {
             return try await submitBatch(events)

@@ -1,6 +1,6 @@
 /// What happened to one submitted event.
-public struct SubmitResult: Sendable, Hashable {
-    public enum Status: String, Sendable, Hashable {
+package struct SubmitResult: Sendable, Hashable {
+    package enum Status: String, Sendable, Hashable {
         /// Stored at `position`.
         case accepted
         /// The same id with the same content was stored before, at `position`; nothing new stored.
@@ -9,12 +9,12 @@ public struct SubmitResult: Sendable, Hashable {
         case refused
     }
 
-    public var status: Status
-    public var position: Int64?
-    public var errorCode: String?
-    public var message: String?
+    package var status: Status
+    package var position: Int64?
+    package var errorCode: String?
+    package var message: String?
 
-    public init(status: Status, position: Int64? = nil, errorCode: String? = nil, message: String? = nil) {
+    package init(status: Status, position: Int64? = nil, errorCode: String? = nil, message: String? = nil) {
         self.status = status
         self.position = position
         self.errorCode = errorCode

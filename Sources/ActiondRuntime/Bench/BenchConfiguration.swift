@@ -1,23 +1,23 @@
 /// Sizes and settings of one `actiond bench` run.
-public struct BenchConfiguration: Sendable {
+package struct BenchConfiguration: Sendable {
     /// Events submitted through the bulk path (`actiond submit`'s).
-    public var submitEvents = 200_000
+    package var submitEvents = 200_000
     /// Events submitted with one `actiond.submit()` call each, from `singleConnections`.
-    public var singleEvents = 20_000
-    public var singleConnections = 8
+    package var singleEvents = 20_000
+    package var singleConnections = 8
     /// The backlog the workers drain, and its users.
-    public var endToEndEvents = 1_000_000
-    public var users = 10_000
+    package var endToEndEvents = 1_000_000
+    package var users = 10_000
     /// Offered load and duration of the latency phase.
-    public var latencyRate = 1_000
-    public var latencySeconds = 30
+    package var latencyRate = 1_000
+    package var latencySeconds = 30
     /// Durable commits (fsync and synchronous_commit on); off only when asked, and labelled.
-    public var durable = true
+    package var durable = true
 
-    public init() {}
+    package init() {}
 
     /// A run of a few seconds: the CI smoke test.
-    public static var quick: BenchConfiguration {
+    package static var quick: BenchConfiguration {
         var configuration = BenchConfiguration()
         configuration.submitEvents = 5_000
         configuration.singleEvents = 800

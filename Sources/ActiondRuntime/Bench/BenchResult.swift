@@ -1,55 +1,55 @@
 import Foundation
 
 /// What `actiond bench` measured: printed as a table, written with `--json`.
-public struct BenchResult: Sendable, Codable {
-    public struct Rate: Sendable, Codable {
-        public var events: Int
-        public var seconds: Double
-        public var events_per_second: Double
+package struct BenchResult: Sendable, Codable {
+    package struct Rate: Sendable, Codable {
+        package var events: Int
+        package var seconds: Double
+        package var events_per_second: Double
     }
 
-    public struct Latency: Sendable, Codable {
-        public var offered_events_per_second: Int
-        public var events: Int
-        public var p50_ms: Double
-        public var p95_ms: Double
-        public var p99_ms: Double
-        public var max_ms: Double
+    package struct Latency: Sendable, Codable {
+        package var offered_events_per_second: Int
+        package var events: Int
+        package var p50_ms: Double
+        package var p95_ms: Double
+        package var p99_ms: Double
+        package var max_ms: Double
     }
 
-    public struct Ceiling: Sendable, Codable {
+    package struct Ceiling: Sendable, Codable {
         /// Claim (SKIP LOCKED), delete and commit, batch size and connections as the workers: the figure end_to_end is compared with.
-        public var events_per_second: Double
+        package var events_per_second: Double
         /// Batched inserts of the same events into a bare table: the figure bulk_submit is compared with.
-        public var insert_events_per_second: Double
-        public var events: Int
+        package var insert_events_per_second: Double
+        package var events: Int
     }
 
-    public struct Settings: Sendable, Codable {
-        public var cores: Int
-        public var memory_gib: Double
-        public var postgresql_version: String
-        public var fsync: String
-        public var synchronous_commit: String
-        public var shared_buffers: String
-        public var durable_commits: Bool
-        public var build: String
-        public var worker_concurrency: Int
-        public var worker_batch_size: Int
-        public var users: Int
-        public var date: String
+    package struct Settings: Sendable, Codable {
+        package var cores: Int
+        package var memory_gib: Double
+        package var postgresql_version: String
+        package var fsync: String
+        package var synchronous_commit: String
+        package var shared_buffers: String
+        package var durable_commits: Bool
+        package var build: String
+        package var worker_concurrency: Int
+        package var worker_batch_size: Int
+        package var users: Int
+        package var date: String
     }
 
-    public var bulk_submit: Rate
-    public var single_submit: Rate
-    public var end_to_end: Rate
-    public var latency: Latency
-    public var ceiling: Ceiling
-    public var worker_peak_rss_mb: Double
-    public var settings: Settings
+    package var bulk_submit: Rate
+    package var single_submit: Rate
+    package var end_to_end: Rate
+    package var latency: Latency
+    package var ceiling: Ceiling
+    package var worker_peak_rss_mb: Double
+    package var settings: Settings
 
     /// The table `actiond bench` prints.
-    public var table: String {
+    package var table: String {
         func rate(_ value: Double) -> String { String(format: "%.0f events/s", value) }
         func ratio(_ value: Double, _ ceiling: Double) -> String { ceiling > 0 ? String(format: "%.1f %% of ceiling", 100 * value / ceiling) : "" }
         let rows: [(String, String, String)] = [

@@ -6,7 +6,7 @@ import PostgresNIO
 
 /// `actiond bench`: each phase on a fresh database of the same server, with the raw
 /// PostgreSQL ceiling measured in the same run so that every figure is also a ratio.
-public struct Benchmark: Sendable {
+package struct Benchmark: Sendable {
     let server: DatabaseURL
     let configuration: BenchConfiguration
     /// The `actiond` executable, run as the worker process (as operators run it).
@@ -14,7 +14,7 @@ public struct Benchmark: Sendable {
     let logger: Logger
     let say: @Sendable (String) -> Void
 
-    public init(server: DatabaseURL, configuration: BenchConfiguration, executable: URL, logger: Logger,
+    package init(server: DatabaseURL, configuration: BenchConfiguration, executable: URL, logger: Logger,
                 say: @escaping @Sendable (String) -> Void) {
         self.server = server
         self.configuration = configuration
@@ -23,7 +23,7 @@ public struct Benchmark: Sendable {
         self.say = say
     }
 
-    public func run() async throws -> BenchResult {
+    package func run() async throws -> BenchResult {
         try await setDurability(configuration.durable)
         let settings = try await self.settings()
         say("bulk_submit: \(configuration.submitEvents) events through actiond submit's path")

@@ -3,7 +3,7 @@ import Synchronization
 
 /// A progress bar on standard error: redrawn in place on a terminal (at most ten times a
 /// second), a line at each quarter otherwise, so logs of non-interactive runs stay short.
-public final class ProgressBar: Sendable {
+package final class ProgressBar: Sendable {
     private struct State {
         var lastDraw: ContinuousClock.Instant?
         var lastQuarter = -1
@@ -15,14 +15,14 @@ public final class ProgressBar: Sendable {
     private let interactive: Bool
     private let state = Mutex(State())
 
-    public init(_ label: String, width: Int = 30, interactive: Bool = isatty(STDERR_FILENO) == 1) {
+    package init(_ label: String, width: Int = 30, interactive: Bool = isatty(STDERR_FILENO) == 1) {
         self.label = label
         self.width = width
         self.interactive = interactive
     }
 
     /// `done` of `total` units (events, rows…).
-    public func update(_ done: Int, of total: Int) {
+    package func update(_ done: Int, of total: Int) {
         let fraction = total > 0 ? min(1, Double(done) / Double(total)) : 1
         let line: String? = state.withLock { state in
             if interactive {
@@ -46,7 +46,7 @@ public final class ProgressBar: Sendable {
     }
 
     /// Ends the bar's line on a terminal.
-    public func finish() {
+    package func finish() {
         let drawn = state.withLock { $0.drawn }
         if interactive && drawn { FileHandle.standardError.write(Data("\n".utf8)) }
     }

@@ -2,14 +2,14 @@ import ActiondDomain
 import Foundation
 
 /// Renders report rows for a terminal, a spreadsheet or a program.
-public enum ReportFormatter {
-    public enum Format: String, Sendable, CaseIterable {
+package enum ReportFormatter {
+    package enum Format: String, Sendable, CaseIterable {
         case table, csv, json
     }
 
     /// `table`: aligned columns; when they would not fit in `width`, one block per row
     /// (column | value), like psql's expanded mode. `csv`: RFC 4180. `json`: `json` as given.
-    public static func render(columns: [String], rows: [[String: JSONValue]], json: String, format: Format, width: Int = 80) -> String {
+    package static func render(columns: [String], rows: [[String: JSONValue]], json: String, format: Format, width: Int = 80) -> String {
         switch format {
         case .json: return json + "\n"
         case .csv: return csv(columns: columns, rows: rows)

@@ -5,9 +5,9 @@ import PostgresNIO
 
 /// Opens actiond's database as configured: the given URL, or the embedded cluster (started,
 /// and created on first use).
-public enum Database {
+package enum Database {
     /// The database's URL; starts the embedded cluster when no URL is configured.
-    public static func resolve(_ options: DatabaseOptions, logger: Logger) async throws -> DatabaseURL {
+    package static func resolve(_ options: DatabaseOptions, logger: Logger) async throws -> DatabaseURL {
         if let url = options.url ?? ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty {
             return try DatabaseURL(url)
         }
@@ -16,7 +16,7 @@ public enum Database {
     }
 
     /// Runs `body` with a connection pool for the configured database.
-    public static func withClient<Result>(
+    package static func withClient<Result>(
         _ options: DatabaseOptions,
         logger: Logger,
         _ body: (PostgresClient, DatabaseURL) async throws -> Result

@@ -5,18 +5,18 @@ import Foundation
 /// out of order, some meetings cancelled; timers snoozed to the limit and stopped; threads
 /// replied to from locked phones; responses arriving before their notification), a producer
 /// retrying one event, and a handful of inputs that must be refused.
-public struct DemoScenario: Sendable {
+package struct DemoScenario: Sendable {
     /// One input line, with why the demo sends it (printed for refused inputs).
-    public struct Input: Sendable {
-        public var json: String
-        public var note: String
+    package struct Input: Sendable {
+        package var json: String
+        package var note: String
     }
 
-    public var inputs: [Input]
+    package var inputs: [Input]
 
     /// `users` people. `runID` keeps ids unique across runs, so the demo can run again on the
     /// same database.
-    public init(users: Int, runID: String, start: Date = Date()) {
+    package init(users: Int, runID: String, start: Date = Date()) {
         let workload = MixedWorkload(users: users, seed: UInt64(truncatingIfNeeded: runID.hashValue), runID: runID, start: start)
         var inputs = workload.events().map { Input(json: $0, note: "") }
         let time = MicrosecondTimestamp.format(start)

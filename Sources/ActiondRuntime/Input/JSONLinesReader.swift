@@ -2,10 +2,10 @@ import Foundation
 
 /// Reads a file or standard input as JSON Lines, in batches, without loading it whole.
 /// Each line keeps its 1-based line number; blank lines are skipped.
-public struct JSONLinesReader {
-    public struct Line: Sendable, Hashable {
-        public var number: Int
-        public var text: String
+package struct JSONLinesReader {
+    package struct Line: Sendable, Hashable {
+        package var number: Int
+        package var text: String
     }
 
     private let handle: FileHandle
@@ -16,7 +16,7 @@ public struct JSONLinesReader {
     private var finished = false
 
     /// `path` "-" reads standard input.
-    public init(path: String) throws {
+    package init(path: String) throws {
         if path == "-" {
             handle = FileHandle.standardInput
         } else {
@@ -28,7 +28,7 @@ public struct JSONLinesReader {
     }
 
     /// Up to `count` non-blank lines; empty at the end of the input.
-    public mutating func next(_ count: Int) throws -> [Line] {
+    package mutating func next(_ count: Int) throws -> [Line] {
         var lines: [Line] = []
         lines.reserveCapacity(count)
         while lines.count < count {

@@ -63,7 +63,7 @@ struct BatchProcessor: Sendable {
 
         let commitStart = clock.now
         let claimedUsers = Set(events.map { ExactString($0.userID) }).map(\.string)
-        try await ProjectionStore.write(run, on: connection, logger: logger)
+        try await ProjectionStore.write(run, catalog: handler.catalog, on: connection, logger: logger)
         try await WorkQueue.complete(finished: finished, retries: retries, claimedUsers: claimedUsers, on: connection, logger: logger)
         metrics.commitDuration.recordNanoseconds(commitStart.duration(to: clock.now).nanoseconds)
         for item in finished { metrics.record(item.outcome) }
@@ -92,7 +92,7 @@ struct BatchProcessor: Sendable {
                 for key in (try? handler.streams(for: event, in: state)) ?? [] where !state.isLoaded(key) { wanted.insert(key) }
             }
             if wanted.isEmpty { break }
-            try await ProjectionStore.load(wanted, into: &state, on: connection, logger: logger)
+            try await ProjectionStore.load(wanted, into: &state, catalog: handler.catalog, on: connection, logger: logger)
         }
         return stash
     }

@@ -10,7 +10,7 @@ import ServiceLifecycle
 /// metrics sampler. Runs as a swift-service-lifecycle `Service`: on graceful shutdown
 /// (SIGTERM/SIGINT) it stops claiming and lets in-flight batches commit; if the group's
 /// grace period runs out first, cancellation rolls them back. Nothing is lost either way.
-public struct WorkerPool: Service {
+package struct WorkerPool: Service {
     let client: PostgresClient
     let handler: any EventHandler
     let configuration: WorkerConfiguration
@@ -19,7 +19,7 @@ public struct WorkerPool: Service {
     let categories = CategoryCache()
 
     /// `metricsFactory`: where the metrics go; by default the bootstrapped metrics system.
-    public init(client: PostgresClient, handler: any EventHandler = DomainHandler(),
+    package init(client: PostgresClient, handler: any EventHandler = DomainHandler(),
                 configuration: WorkerConfiguration = WorkerConfiguration(), logger: Logger,
                 metricsFactory: (any MetricsFactory)? = nil) {
         self.client = client
@@ -29,7 +29,7 @@ public struct WorkerPool: Service {
         self.metrics = metricsFactory.map { WorkerMetrics(factory: $0) } ?? WorkerMetrics()
     }
 
-    public func run() async throws {
+    package func run() async throws {
         let signals = WorkerSignals()
         try await withGracefulShutdownHandler {
             try await withThrowingTaskGroup(of: Void.self) { background in

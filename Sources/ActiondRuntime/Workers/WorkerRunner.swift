@@ -7,21 +7,22 @@ import UnixSignals
 
 /// Runs the workers as `actiond work` does: migrate, then the connection pool and the worker
 /// pool in a ServiceGroup that shuts down gracefully on SIGTERM or SIGINT.
-public enum WorkerRunner {
-    public static func run(
+package enum WorkerRunner {
+    package static func run(
         database: DatabaseOptions,
         configuration: WorkerConfiguration,
-        handler: any EventHandler = DomainHandler(),
+        handlers: CategoryHandlers = .builtIn,
+        rules: ResponseRules = ResponseRules(),
         shutdownGrace: Duration = .seconds(30),
         logger: Logger
     ) async throws {
         let url = try await Database.resolve(database, logger: logger)
         try await PostgresClient.withClient(url, maximumConnections: 1, logger: logger) { client in
-            _ = try await Migrator(client: client, logger: logger).migrate()
+            _ = try await Migrator(client: client, logger: logger, handlers: handlers).migrate()
         }
         let client = PostgresClient(configuration: clientConfiguration(url, concurrency: configuration.concurrency),
                                     backgroundLogger: logger)
-        let pool = WorkerPool(client: client, handler: handler, configuration: configuration, logger: logger)
+        let pool = WorkerPool(client: client, handler: DomainHandler(handlers: handlers, rules: rules), configuration: configuration, logger: logger)
         var group = ServiceGroupConfiguration(
             services: [
                 .init(service: client),
@@ -43,7 +44,7 @@ public enum WorkerRunner {
     /// the sampler, one for the hold sweeper. A worker whose host vanishes (no FIN, no RST) must not keep its users
     /// locked until TCP notices hours later: the server ends a transaction idle for a minute,
     /// and probes a silent client after 30 s.
-    public static func clientConfiguration(_ url: DatabaseURL, concurrency: Int) -> PostgresClient.Configuration {
+    package static func clientConfiguration(_ url: DatabaseURL, concurrency: Int) -> PostgresClient.Configuration {
         var configuration = url.clientConfiguration(maximumConnections: concurrency + 3)
         configuration.options.additionalStartupParameters = [
             ("idle_in_transaction_session_timeout", "60s"),

@@ -6,20 +6,20 @@ import Foundation
 /// timers snoozed up to and past the limit and stopped, message threads with replies and
 /// read markers, devices locked while replying, and responses arriving before their
 /// notification. Each user's events keep their order; users are interleaved at random.
-public struct MixedWorkload: Sendable {
-    public var users: Int
-    public var seed: UInt64
+package struct MixedWorkload: Sendable {
+    package var users: Int
+    package var seed: UInt64
     /// Prefix of every id, so that runs do not collide.
-    public var runID: String
+    package var runID: String
     /// Prefix of user ids (default `runID`): rounds with other run ids and the same prefix
     /// give the same users more events.
-    public var userPrefix: String
+    package var userPrefix: String
     /// Device time of the first event.
-    public var start: Date
+    package var start: Date
     /// Whether some responses come before their notification (held, then applied).
-    public var earlyResponses = true
+    package var earlyResponses = true
 
-    public init(users: Int, seed: UInt64 = 1, runID: String, userPrefix: String? = nil, start: Date = Date(timeIntervalSince1970: 1_795_000_000)) {
+    package init(users: Int, seed: UInt64 = 1, runID: String, userPrefix: String? = nil, start: Date = Date(timeIntervalSince1970: 1_795_000_000)) {
         self.users = users
         self.seed = seed
         self.runID = runID
@@ -28,7 +28,7 @@ public struct MixedWorkload: Sendable {
     }
 
     /// The events as JSON Lines, in submission order.
-    public func events() -> [String] {
+    package func events() -> [String] {
         var random = SplitMix64(seed: seed)
         var perUser: [[String]] = []
         perUser.reserveCapacity(users)

@@ -17,7 +17,7 @@ enum Fixtures {
 
     static func notification(_ category: String, user: String = "ana", request: String = "req-1") -> SentNotification {
         SentNotification(requestID: request, userID: user, category: category, sentAt: epoch,
-                         meetingID: "m-1", timerID: "t-1", threadID: "th-1", messageID: "msg-1")
+                         keys: ["MEETING_ID": "m-1", "TIMER_ID": "t-1", "THREAD_ID": "th-1", "MESSAGE_ID": "msg-1"])
     }
 
     static func action(_ category: String, _ identifier: String, text: String? = nil) -> RespondedAction {

@@ -110,8 +110,8 @@ struct DomainHandlerTests {
         let thread = try #require(run.state.thread("th", user: "ana"))
         #expect(thread.messages == 2 && thread.replies == 1 && thread.lastReadMessageID == "m2")
         #expect(run.outcomes["empty"] == .rejected(.invalidText) && run.outcomes["older-read"] == .superseded)
-        let posted = run.state.appended.filter { if case .replyPosted = $0.event { true } else { false } }
-        #expect(posted.map(\.event) == [.replyPosted(threadID: "th", userID: "ana", text: "On my way", at: DeviceStamp(occurredAt: Fixtures.at(10), eventID: "reply"))])
+        let posted = run.state.threadEvents.filter { if case .replyPosted = $0 { true } else { false } }
+        #expect(posted == [.replyPosted(threadID: "th", userID: "ana", text: "On my way", at: DeviceStamp(occurredAt: Fixtures.at(10), eventID: "reply"))])
     }
 
     @Test func generalRecordsOpenAndDismissOnly() async throws {

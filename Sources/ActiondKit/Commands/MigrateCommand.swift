@@ -12,7 +12,7 @@ struct MigrateCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = try options.makeLogger()
         try await Database.withClient(options.database, logger: logger) { client, url in
-            let report = try await Migrator(client: client, logger: logger).migrate()
+            let report = try await Migrator(client: client, logger: logger, handlers: Installed.handlers).migrate()
             print("database: \(url)")
             if report.applied.isEmpty {
                 print("schema up to date (\(report.alreadyApplied.count) migrations applied before)")

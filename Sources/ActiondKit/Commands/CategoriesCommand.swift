@@ -25,13 +25,13 @@ struct CategoriesCommand: AsyncParsableCommand {
             }
             let registry: CategoryRegistry
             do {
-                registry = try CategoryRegistry.parse(data)
+                registry = try CategoryRegistry.parse(data, handlers: Installed.handlers)
             } catch {
                 printError("\(file): \(error)")
                 throw ExitCode(1)
             }
             try await Database.withClient(options.database, logger: logger) { client, _ in
-                _ = try await Migrator(client: client, logger: logger).migrate()
+                _ = try await Migrator(client: client, logger: logger, handlers: Installed.handlers).migrate()
                 let result = try await client.withConnection { connection in
                     try await CategoryStore.load(registry, on: connection, logger: logger)
                 }
@@ -54,7 +54,7 @@ struct CategoriesCommand: AsyncParsableCommand {
         func run() async throws {
             let logger = try options.makeLogger()
             try await Database.withClient(options.database, logger: logger) { client, _ in
-                _ = try await Migrator(client: client, logger: logger).migrate()
+                _ = try await Migrator(client: client, logger: logger, handlers: Installed.handlers).migrate()
                 guard let (version, registry) = try await CategoryStore.current(on: client, logger: logger) else {
                     print("no categories loaded")
                     return
@@ -63,7 +63,7 @@ struct CategoriesCommand: AsyncParsableCommand {
                 for category in registry.categories {
                     let options = category.options.isEmpty ? "" : " [\(category.options.map(\.rawValue).joined(separator: ", "))]"
                     let settings = category.settings.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
-                    print("\(category.identifier)\(options)  handler: \(category.handler?.rawValue ?? "none")\(settings.isEmpty ? "" : "  settings: \(settings)")")
+                    print("\(category.identifier)\(options)  handler: \(category.handler ?? "none")\(settings.isEmpty ? "" : "  settings: \(settings)")")
                     for action in category.actions {
                         let options = action.options.isEmpty ? "" : " [\(action.options.map(\.rawValue).joined(separator: ", "))]"
                         let input = action.textInput.map { "  text input: \"\($0.buttonTitle)\", placeholder \"\($0.placeholder)\"" } ?? ""

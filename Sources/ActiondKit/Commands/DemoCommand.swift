@@ -23,7 +23,7 @@ struct DemoCommand: AsyncParsableCommand {
         let started = clock.now
         try await Database.withClient(options.database, logger: logger) { client, url in
             print("1. database: \(url)")
-            let report = try await Migrator(client: client, logger: logger).migrate()
+            let report = try await Migrator(client: client, logger: logger, handlers: Installed.handlers).migrate()
             print("2. schema: \(report.applied.isEmpty ? "up to date" : "applied \(report.applied.count) migrations")")
             if let (version, registry) = try await CategoryStore.current(on: client, logger: logger) {
                 let names = registry.categories.map { "\($0.identifier) (\($0.actions.map(\.identifier).joined(separator: ", ")))" }
@@ -57,7 +57,7 @@ struct DemoCommand: AsyncParsableCommand {
                 var quiet = logger  // the progress bar says what the workers' notices would
                 quiet.logLevel = max(logger.logLevel, .warning)
                 group.addTask { [quiet] in
-                    try await WorkerPool(client: client, configuration: WorkerConfiguration(concurrency: 4, drain: true), logger: quiet).run()
+                    try await WorkerPool(client: client, handler: DomainHandler(handlers: Installed.handlers), configuration: WorkerConfiguration(concurrency: 4, drain: true), logger: quiet).run()
                 }
                 group.addTask {
                     while !Task.isCancelled {

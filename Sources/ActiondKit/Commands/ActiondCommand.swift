@@ -1,7 +1,7 @@
 import ArgumentParser
 
-@main
-struct Actiond: AsyncParsableCommand {
+/// The command line: every command of PRODUCT.md section 6.
+struct ActiondCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "actiond",
         abstract: "Process the answers people give to actionable push notifications, with PostgreSQL.",

@@ -34,7 +34,7 @@ struct WorkCommand: AsyncParsableCommand {
             concurrency: concurrency, batchSize: batchSize, pollInterval: .seconds(pollInterval), drain: drain,
             retry: RetryPolicy(maxAttempts: maxAttempts, baseDelay: .seconds(retryDelay)))
         try await WorkerRunner.run(database: options.database, configuration: configuration,
-                                   handler: DomainHandler(rules: ResponseRules(holdWindow: .seconds(holdWindow))),
+                                   handlers: Installed.handlers, rules: ResponseRules(holdWindow: .seconds(holdWindow)),
                                    shutdownGrace: .seconds(shutdownGrace), logger: logger)
     }
 }

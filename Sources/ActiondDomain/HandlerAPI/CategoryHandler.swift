@@ -1,0 +1,166 @@
+import Foundation
+
+/// A notification category's handler: the one seam through which a category gets a domain.
+///
+/// A handler declares its name (the `handler` of a categories file), the custom payload keys
+/// its notifications must carry, its settings, which actions need protected data, the state
+/// it keeps per user, and pure decisions: given the state and a checked event, an outcome,
+/// the domain events that record what changed, and revisions of earlier verdicts. actiond
+/// does the rest for every handler alike: the response checks of PRODUCT.md section 4,
+/// device-time stamps, held responses, the stash, exactly-once effects, storage, rebuild and
+/// the report view.
+///
+/// State is the fold of the handler's events (`apply(_:to:key:)`): decisions never write
+/// state directly, so `actiond rebuild` recomputes it from the log. A handler does no I/O
+/// and must be deterministic. Throwing from a decision is a failure: the event is retried
+/// with backoff and becomes dead after the last attempt; only its user waits.
+///
+/// State is keyed by the user it belongs to (`StateKey`): a user's whole state lives
+/// together, so it can be placed by user id on a distributed PostgreSQL. State that no single
+/// user owns (a meeting every invitee sees cancelled) is `Shared` state, changed only by
+/// the input events listed in `sharedInputs` and read by responses; see `docs/handlers.md`.
+public protocol CategoryHandler: Sendable {
+    /// What the handler keeps per user and state id (an invitation, a timer, an order).
+    associatedtype State: Codable & Hashable & Sendable
+    /// What a decision changed; `State` is the fold of these.
+    associatedtype Event: HandlerEvent
+    /// The figures of a state that its report view shows. Never protected text.
+    associatedtype Report: Encodable = NoReport
+    /// State shared by users, keyed by an id alone (`Never`: the handler has none).
+    associatedtype Shared: Codable & Hashable & Sendable = Never
+    /// What changed in shared state.
+    associatedtype SharedEvent: HandlerEvent = Never
+    /// The figures of shared state that the report view may join in.
+    associatedtype SharedReport: Encodable = NoReport
+
+    /// The name a categories file gives as `handler`: lowercase letters, digits, `_`.
+    var name: String { get }
+    /// Custom keys every notification.sent of the handler's categories must carry as strings
+    /// (checked by `actiond.submit`).
+    var requiredPayloadKeys: [String] { get }
+    /// The integer settings a category may give in its `settings`, with their defaults.
+    var settings: [HandlerSetting] { get }
+    /// The projection kind of the per-user state (default: `name`).
+    var stateKind: String { get }
+    /// The projection kind of the shared state (default: `name` + `_shared`).
+    var sharedKind: String { get }
+    /// The version `Event` is stored with (default 1). Raise it when the events' encoded
+    /// shape changes, and read older versions in `decodeEvent(_:version:)`.
+    var eventVersion: Int { get }
+    /// The version `State` and `Shared` are stored with (default 1).
+    var stateVersion: Int { get }
+    /// The report view `actiond migrate` installs for this handler's state; nil: none.
+    var reportView: ReportView? { get }
+    /// Input event types (other than notification.sent and .response) that change this
+    /// handler's shared state, each with the `data` field naming the shared state's id:
+    /// `[.meetingCancelled: "meeting_id"]`. One handler per type.
+    var sharedInputs: [EventType: String] { get }
+
+    /// The id of the per-user state a notification's responses act on (its user is the
+    /// notification's); nil when the notification changes no state.
+    func stateID(for notification: SentNotification) -> String?
+    /// The id of the shared state a notification's responses read; nil for none.
+    func sharedID(for notification: SentNotification) -> String?
+    /// Whether the change `action` makes needs the user's protected data (text a reply
+    /// writes). Such a response is stashed while the data is unavailable and decided, in
+    /// order, once it is available again.
+    func needsProtectedData(_ action: RespondedAction) -> Bool
+
+    /// A notification of one of the handler's categories was recorded.
+    func sent(_ notification: NewNotification, to state: State?) throws -> Decision<Event>
+    /// A response that passed every check of PRODUCT.md section 4.
+    func respond(_ response: CheckedResponse, to state: State?, shared: Shared?) throws -> Decision<Event>
+    /// One of `sharedInputs` arrived.
+    func handle(_ input: SharedInput, shared: Shared?) throws -> Decision<SharedEvent>
+
+    /// The fold: `state` after `event`. Used live and by `actiond rebuild`, so it must depend
+    /// only on its arguments.
+    func apply(_ event: Event, to state: State?, key: StateKey) -> State
+    /// The fold of shared state.
+    func applyShared(_ event: SharedEvent, to shared: Shared?, id: String) -> Shared
+    /// The report figures of a state, stored beside it for the report view.
+    func report(_ state: State) -> Report
+    /// The report figures of shared state.
+    func sharedReport(_ shared: Shared) -> SharedReport
+
+    /// Reads an event stored with `version` (an older version: convert it to today's shape).
+    func decodeEvent(_ json: String, version: Int) throws -> Event
+    /// Reads a shared event stored with `version`.
+    func decodeSharedEvent(_ json: String, version: Int) throws -> SharedEvent
+    /// Reads a state stored with `version`.
+    func decodeState(_ json: String, version: Int) throws -> State
+    /// Reads shared state stored with `version`.
+    func decodeShared(_ json: String, version: Int) throws -> Shared
+}
+
+extension CategoryHandler {
+    public var requiredPayloadKeys: [String] { [] }
+    public var settings: [HandlerSetting] { [] }
+    public var stateKind: String { name }
+    public var sharedKind: String { name + "_shared" }
+    public var eventVersion: Int { 1 }
+    public var stateVersion: Int { 1 }
+    public var reportView: ReportView? { nil }
+    public var sharedInputs: [EventType: String] { [:] }
+    public func sharedID(for notification: SentNotification) -> String? { nil }
+    public func needsProtectedData(_ action: RespondedAction) -> Bool { false }
+    public func sent(_ notification: NewNotification, to state: State?) throws -> Decision<Event> { Decision() }
+
+    public func decodeEvent(_ json: String, version: Int) throws -> Event {
+        try Self.decodeCurrent(Event.self, json, version: version, current: eventVersion, what: "event")
+    }
+
+    public func decodeSharedEvent(_ json: String, version: Int) throws -> SharedEvent {
+        try Self.decodeCurrent(SharedEvent.self, json, version: version, current: eventVersion, what: "shared event")
+    }
+
+    public func decodeState(_ json: String, version: Int) throws -> State {
+        try Self.decodeCurrent(State.self, json, version: version, current: stateVersion, what: "state")
+    }
+
+    public func decodeShared(_ json: String, version: Int) throws -> Shared {
+        try Self.decodeCurrent(Shared.self, json, version: version, current: stateVersion, what: "shared state")
+    }
+
+    /// Decodes `json` when it has the current version; any other version is an error that
+    /// says which handler must learn to read it.
+    private static func decodeCurrent<T: Decodable>(_ type: T.Type, _ json: String, version: Int, current: Int, what: String) throws -> T {
+        guard version == current else { throw UnknownSchemaVersion(what: "\(Self.self) \(what)", version: version, current: current) }
+        return try DomainCoding.decode(type, from: json)
+    }
+}
+
+extension CategoryHandler where Report == NoReport {
+    public func report(_ state: State) -> NoReport { NoReport() }
+}
+
+extension CategoryHandler where SharedReport == NoReport {
+    public func sharedReport(_ shared: Shared) -> NoReport { NoReport() }
+}
+
+extension CategoryHandler where Shared == Never, SharedEvent == Never {
+    public func handle(_ input: SharedInput, shared: Never?) throws -> Decision<Never> { Decision() }
+    public func applyShared(_: Never, to shared: Never?, id: String) -> Never {}
+}
+
+/// A report with no figures.
+public struct NoReport: Encodable, Sendable, Hashable {
+    public init() {}
+}
+
+/// Stored data whose schema version this build cannot read.
+public struct UnknownSchemaVersion: Error, CustomStringConvertible {
+    public var what: String
+    public var version: Int
+    public var current: Int
+
+    public init(what: String, version: Int, current: Int) {
+        self.what = what
+        self.version = version
+        self.current = current
+    }
+
+    public var description: String {
+        "\(what) stored with schema version \(version) cannot be read by this build (which writes version \(current)): teach the handler's decode functions that version, or run the build that wrote it"
+    }
+}

@@ -1,0 +1,67 @@
+/// The handlers a build knows: the built-in ones and a team's own. Categories files name
+/// them; workers route each notification and response to its category's handler.
+///
+/// ```swift
+/// let handlers = try CategoryHandlers([OrderReadyHandler()])   // with the built-in handlers
+/// ```
+public struct CategoryHandlers: Sendable {
+    /// meeting_invitation, timer and message_thread.
+    public static let builtInHandlers: [any CategoryHandler] = [MeetingInvitationHandler(), TimerHandler(), MessageThreadHandler()]
+
+    /// The built-in handlers alone.
+    public static let builtIn: CategoryHandlers = {
+        do { return try CategoryHandlers([]) } catch { preconditionFailure("the built-in handlers are invalid: \(error)") }
+    }()
+
+    package let handlers: [String: any AnyCategoryHandler]
+    package let catalog: StreamCatalog
+    /// The handler that consumes each shared input type.
+    package let inputs: [EventType: any AnyCategoryHandler]
+
+    /// `handlers`, checked as a whole (names, kinds, settings, report views); with the
+    /// built-in handlers unless `includingBuiltIn` is false.
+    public init(_ handlers: [any CategoryHandler], includingBuiltIn: Bool = true) throws(HandlerSetError) {
+        let all = (includingBuiltIn ? Self.builtInHandlers : []) + handlers
+        let adapters = all.map { Self.adapter($0) }
+        let problems = HandlerSetValidator.problems(in: adapters)
+        guard problems.isEmpty else { throw HandlerSetError(problems: problems) }
+        var byName: [String: any AnyCategoryHandler] = [:]
+        var inputs: [EventType: any AnyCategoryHandler] = [:]
+        for adapter in adapters {
+            byName[adapter.name] = adapter
+            for type in adapter.sharedInputs.keys { inputs[type] = adapter }
+        }
+        self.handlers = byName
+        self.inputs = inputs
+        self.catalog = StreamCatalog(CoreStreams.all + adapters.flatMap(\.codecs))
+    }
+
+    private static func adapter<Handler: CategoryHandler>(_ handler: Handler) -> any AnyCategoryHandler {
+        HandlerAdapter(handler)
+    }
+
+    /// The handler names a categories file may use, sorted.
+    public var names: [String] { handlers.keys.sorted() }
+
+    /// Custom payload keys the handler `name` requires; nil for a handler this build lacks.
+    public func requiredPayloadKeys(of name: String) -> [String]? { handlers[name]?.requiredPayloadKeys }
+
+    /// The settings the handler `name` accepts; nil for a handler this build lacks.
+    public func settings(of name: String) -> [HandlerSetting]? { handlers[name]?.settingDeclarations }
+
+    /// The report views the handlers declare, by handler name.
+    public var reportViews: [(handler: String, view: ReportView)] {
+        handlers.values.compactMap { adapter in adapter.reportView.map { (adapter.name, $0) } }.sorted { $0.view.name < $1.view.name }
+    }
+
+    /// The stream kinds of a handler's views: its state's, and its shared state's.
+    package func kinds(of name: String) -> (state: String, shared: String?)? {
+        handlers[name].map { ($0.stateKind, $0.sharedKind) }
+    }
+}
+
+/// Handlers that cannot be used together, with every problem.
+public struct HandlerSetError: Error, CustomStringConvertible {
+    public var problems: [String]
+    public var description: String { "invalid handlers:\n" + problems.map { "  - \($0)" }.joined(separator: "\n") }
+}

@@ -1,0 +1,17 @@
+/// An event a handler's decision produces: appended to `actiond.domain_events` with its
+/// name, and folded into the handler's state.
+public protocol HandlerEvent: Codable, Hashable, Sendable {
+    /// The event's name in the log, such as `order.on_my_way`.
+    var name: String { get }
+    /// Whether the event holds protected data (a reply's text). Such events are never read
+    /// by a report.
+    var carriesProtectedText: Bool { get }
+}
+
+extension HandlerEvent {
+    public var carriesProtectedText: Bool { false }
+}
+
+extension Never: HandlerEvent {
+    public var name: String { switch self {} }
+}

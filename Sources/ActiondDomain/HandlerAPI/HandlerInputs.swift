@@ -1,0 +1,76 @@
+import Foundation
+
+/// A recorded notification.sent of one of the handler's categories.
+public struct NewNotification: Sendable, Hashable {
+    public var notification: SentNotification
+    /// The APNs payload as sent (`aps` and the custom keys). `aps.alert` may hold protected text.
+    public var payload: [String: JSONValue]
+    /// The state the notification acts on (`stateID(for:)` and its user).
+    public var key: StateKey
+    /// The category's settings.
+    public var settings: HandlerSettings
+
+    public init(notification: SentNotification, payload: [String: JSONValue], key: StateKey, settings: HandlerSettings) {
+        self.notification = notification
+        self.payload = payload
+        self.key = key
+        self.settings = settings
+    }
+
+    /// The alert's body: `aps.alert` as a string, or its `body`. Protected text.
+    public var alertBody: String? { payload.alertBody }
+}
+
+/// A notification.response that passed every check of PRODUCT.md section 4: its
+/// notification is recorded and the user's, its action is the category's, its text valid.
+public struct CheckedResponse: Sendable, Hashable {
+    /// Opened, dismissed, or one of the category's actions (with its text).
+    public var action: RespondedAction
+    /// When the person acted, on the device, with the event id to break ties: decide
+    /// competing responses by this, never by arrival.
+    public var stamp: DeviceStamp
+    /// The notification answered.
+    public var notification: SentNotification
+    /// The state the response acts on.
+    public var key: StateKey
+    /// The category's settings.
+    public var settings: HandlerSettings
+
+    public init(action: RespondedAction, stamp: DeviceStamp, notification: SentNotification, key: StateKey, settings: HandlerSettings) {
+        self.action = action
+        self.stamp = stamp
+        self.notification = notification
+        self.key = key
+        self.settings = settings
+    }
+
+    /// The identifier of the button pressed; nil for opening or dismissing.
+    public var actionIdentifier: String? {
+        if case .action(let action, _) = action { return action.identifier }
+        return nil
+    }
+
+    /// The text typed, for a text input action.
+    public var text: String? {
+        if case .action(_, let text) = action { return text }
+        return nil
+    }
+}
+
+/// An input event that changes a handler's shared state (`CategoryHandler.sharedInputs`).
+public struct SharedInput: Sendable, Hashable {
+    public var type: EventType
+    /// The shared state's id, read from the data field the handler named.
+    public var id: String
+    /// The producer's time.
+    public var occurredAt: Date
+    /// The event's `data`.
+    public var data: [String: JSONValue]
+
+    public init(type: EventType, id: String, occurredAt: Date, data: [String: JSONValue]) {
+        self.type = type
+        self.id = id
+        self.occurredAt = occurredAt
+        self.data = data
+    }
+}

@@ -1,0 +1,82 @@
+/// The rules a set of handlers must keep: names a categories file can spell, one owner for
+/// every stream kind, input type and report view, settings whose defaults are valid.
+enum HandlerSetValidator {
+    /// The report views of PRODUCT.md section 5 that are not a handler's.
+    static let coreReports: Set<String> = ["report_queue", "report_throughput", "report_latency", "report_outcomes",
+                                           "report_dead_letters", "report_stash"]
+    static let contractInputs: Set<EventType> = [.notificationSent, .notificationResponse, .protectedDataAvailable, .protectedDataUnavailable]
+
+    static func problems(in handlers: [any AnyCategoryHandler]) -> [String] {
+        var problems: [String] = []
+        var names: Set<String> = []
+        var kinds: [String: String] = [StreamKey.notificationKind: "actiond", StreamKey.protectedDataKind: "actiond"]
+        var inputs: [EventType: String] = [:]
+        var views: [String: String] = [:]
+        for handler in handlers {
+            let name = handler.name
+            let label = "handler \(name.debugDescription)"
+            if !isIdentifier(name) { problems.append("\(label): a name is lowercase letters, digits and _, starting with a letter (at most 63)") }
+            if !names.insert(name).inserted { problems.append("\(label) is given twice") }
+            for kind in [handler.stateKind] + (handler.sharedKind.map { [$0] } ?? []) {
+                if !isIdentifier(kind) { problems.append("\(label): stream kind \(kind.debugDescription) must be lowercase letters, digits and _") }
+                if let owner = kinds[kind] { problems.append("\(label): stream kind \(kind) is already \(owner)'s") }
+                kinds[kind] = kinds[kind] ?? name
+            }
+            var keys: Set<String> = []
+            for key in handler.requiredPayloadKeys {
+                if key.isEmpty || key == "aps" || !keys.insert(key).inserted {
+                    problems.append("\(label): required payload key \(key.debugDescription) is empty, aps, or listed twice")
+                }
+            }
+            var settings: Set<String> = []
+            for setting in handler.settingDeclarations {
+                if !isIdentifier(setting.name) || !settings.insert(setting.name).inserted {
+                    problems.append("\(label): setting \(setting.name.debugDescription) must be a unique name of lowercase letters, digits and _")
+                }
+                if !(setting.minimum...max(setting.minimum, setting.maximum)).contains(setting.defaultValue) || setting.maximum < setting.minimum {
+                    problems.append("\(label): setting \(setting.name) has default \(setting.defaultValue) outside \(setting.minimum)...\(setting.maximum)")
+                }
+            }
+            for (type, field) in handler.sharedInputs.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                if contractInputs.contains(type) { problems.append("\(label): \(type.rawValue) is routed by actiond itself and cannot be a shared input") }
+                if handler.sharedKind == nil { problems.append("\(label): shared input \(type.rawValue) needs a Shared state type") }
+                if field.isEmpty { problems.append("\(label): shared input \(type.rawValue) must name the data field holding the shared state's id") }
+                if let owner = inputs[type] { problems.append("\(label): \(type.rawValue) is already handled by \(owner)") }
+                inputs[type] = inputs[type] ?? name
+            }
+            if let view = handler.reportView {
+                problems += viewProblems(view, label: label, shared: handler.sharedKind != nil)
+                if let owner = views[view.name] { problems.append("\(label): report view \(view.name) is already \(owner)'s") }
+                views[view.name] = views[view.name] ?? name
+            }
+        }
+        return problems
+    }
+
+    private static func viewProblems(_ view: ReportView, label: String, shared: Bool) -> [String] {
+        var problems: [String] = []
+        if !view.name.hasPrefix("report_") || !isIdentifier(view.name) {
+            problems.append("\(label): report view \(view.name.debugDescription) must be report_ followed by lowercase letters, digits and _")
+        }
+        if coreReports.contains(view.name) { problems.append("\(label): \(view.name) is one of actiond's own reports") }
+        if !shared && !view.sharedColumns.isEmpty { problems.append("\(label): report view \(view.name) has shared columns but the handler keeps no shared state") }
+        var columns: Set<String> = []
+        for column in [ReportColumn(view.idColumn, .text), ReportColumn("user_id", .text)] + view.columns + view.sharedColumns {
+            if !isIdentifier(column.name) || !columns.insert(column.name).inserted {
+                problems.append("\(label): report view \(view.name) column \(column.name.debugDescription) must be a unique name of lowercase letters, digits and _")
+            }
+            if !isKey(column.key) { problems.append("\(label): report view \(view.name) column \(column.name) reads key \(column.key.debugDescription); a key is letters, digits and _") }
+        }
+        return problems
+    }
+
+    /// Lowercase ASCII letters, digits and `_`, starting with a letter, 1 to 63 bytes: safe as
+    /// a SQL identifier without quoting, and as a name in a categories file.
+    static func isIdentifier(_ text: String) -> Bool { ReasonCode.isValid(text) }
+
+    private static func isKey(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard (1...63).contains(bytes.count) else { return false }
+        return bytes.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F }
+    }
+}

@@ -1,0 +1,21 @@
+/// Which state a handler's event belongs to: an id (a meeting id, a timer id) and the user
+/// who owns it.
+public struct StateKey: Sendable, Hashable {
+    public var id: String
+    public var userID: String
+
+    public init(id: String, userID: String) {
+        self.id = id
+        self.userID = userID
+    }
+
+    /// Ids compare byte by byte, as PostgreSQL compares them (see `ExactString`).
+    public static func == (lhs: StateKey, rhs: StateKey) -> Bool {
+        ExactString(lhs.id) == ExactString(rhs.id) && ExactString(lhs.userID) == ExactString(rhs.userID)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ExactString(id))
+        hasher.combine(ExactString(userID))
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+
+/// One kind of projection stream: how its events fold into its state, and how both are
+/// stored. Handlers' state and shared state, and actiond's own notification and
+/// protected-data rows, are all streams of this shape, so the worker and `actiond rebuild`
+/// treat every kind alike.
+package protocol StreamCodec: Sendable {
+    var kind: String { get }
+    /// Reads an event of this kind stored with `version`.
+    func decodeEvent(_ json: String, version: Int, stream: StreamKey) throws -> DomainEvent
+    /// Reads a stored projection document (`{"report": …, "state": …, "version": N}`).
+    func decodeState(_ document: String) throws -> StreamState
+    /// The fold of one event.
+    func apply(_ event: DomainEvent, to state: StreamState?) -> StreamState
+    /// The stored projection document of a state: the state, its report figures (what the
+    /// report views read) and its schema version.
+    func document(_ state: StreamState) throws -> String
+}
+
+/// A stream kind with typed state and events; the fold and the readers come from its handler.
+struct TypedStreamCodec<State: Codable & Hashable & Sendable, Event: HandlerEvent, Report: Encodable>: StreamCodec {
+    let kind: String
+    let eventVersion: Int
+    let stateVersion: Int
+    let fold: @Sendable (Event, State?, StreamKey) -> State
+    let report: @Sendable (State) -> Report
+    let readEvent: @Sendable (String, Int) throws -> Event
+    let readState: @Sendable (String, Int) throws -> State
+
+    /// `payload` as a domain event of `stream`.
+    func event(_ payload: Event, stream: StreamKey) -> DomainEvent {
+        DomainEvent(stream: stream, payload: payload, schemaVersion: eventVersion, codec: self)
+    }
+
+    func decodeEvent(_ json: String, version: Int, stream: StreamKey) throws -> DomainEvent {
+        // Read in today's shape: a folded event of an older version is kept as today's.
+        event(try readEvent(json, version), stream: stream)
+    }
+
+    func decodeState(_ document: String) throws -> StreamState {
+        let version = try DomainCoding.decode(VersionOnly.self, from: document).version ?? 1
+        if version == stateVersion {
+            return StreamState(try DomainCoding.decode(StateOnly.self, from: document).state)
+        }
+        // An older shape: hand the handler the state's JSON and the version it was written with.
+        let stateJSON = try DomainCoding.decode(AnyState.self, from: document).state
+        return StreamState(try readState(try DomainCoding.encode(stateJSON), version))
+    }
+
+    func apply(_ event: DomainEvent, to state: StreamState?) -> StreamState {
+        guard let payload = event.event(as: Event.self) else {
+            preconditionFailure("a \(event.type) event was routed to the \(kind) stream")
+        }
+        return StreamState(fold(payload, state?.as(State.self), event.stream))
+    }
+
+    func document(_ state: StreamState) throws -> String {
+        guard let value = state.as(State.self) else { preconditionFailure("a state of another kind was written as \(kind)") }
+        return try DomainCoding.encode(Document(report: report(value), state: value, version: stateVersion))
+    }
+
+    private struct Document: Encodable {
+        var report: Report
+        var state: State
+        var version: Int
+    }
+
+    private struct VersionOnly: Decodable {
+        var version: Int?
+    }
+
+    private struct StateOnly: Decodable {
+        var state: State
+    }
+
+    private struct AnyState: Decodable {
+        var state: JSONValue
+    }
+}
+
+/// The stream kinds a build knows: actiond's own and its handlers'.
+package struct StreamCatalog: Sendable {
+    private var codecs: [String: any StreamCodec] = [:]
+
+    init(_ codecs: [any StreamCodec]) {
+        for codec in codecs { self.codecs[codec.kind] = codec }
+    }
+
+    package var kinds: [String] { codecs.keys.sorted() }
+
+    package func codec(_ kind: String) throws -> any StreamCodec {
+        guard let codec = codecs[kind] else { throw UnknownStreamKind(kind: kind, known: kinds) }
+        return codec
+    }
+
+    /// Reads a stored domain event of `stream`.
+    package func decodeEvent(_ json: String, version: Int, stream: StreamKey) throws -> DomainEvent {
+        try codec(stream.kind).decodeEvent(json, version: version, stream: stream)
+    }
+
+    /// Reads a stored projection row of `kind`.
+    package func decodeState(kind: String, document: String) throws -> StreamState {
+        try codec(kind).decodeState(document)
+    }
+
+    /// The stored document of a row of `kind`.
+    package func document(kind: String, state: StreamState) throws -> String {
+        try codec(kind).document(state)
+    }
+}
+
+/// A projection kind no handler of this build declares.
+package struct UnknownStreamKind: Error, CustomStringConvertible {
+    package var kind: String
+    package var known: [String]
+    package var description: String {
+        "the database holds state of kind \(kind), which no handler of this build declares (it knows \(known.joined(separator: ", "))); run the actiond build that has the handler"
+    }
+}
