@@ -1,0 +1,57 @@
+@testable import ActiondDomain
+import Foundation
+
+/// A team's handler for tests: every declaration can be set, and its decision is a closure.
+struct ProbeHandler: CategoryHandler {
+    enum Event: HandlerEvent {
+        case poked(by: String)
+        var name: String { "probe.poked" }
+    }
+
+    var name = "probe"
+    var stateKind = "probe"
+    var requiredPayloadKeys = ["PROBE_ID"]
+    var settings: [HandlerSetting] = []
+    var reportView: ReportView?
+    var sharedInputs: [EventType: String] = [:]
+    var decide: @Sendable (CheckedResponse) throws -> Decision<Event> = { .applied(.poked(by: $0.key.userID)) }
+
+    func stateID(for notification: SentNotification) -> String? { notification["PROBE_ID"] }
+    func respond(_ response: CheckedResponse, to state: Int?, shared: Never?) throws -> Decision<Event> { try decide(response) }
+    func apply(_ event: Event, to state: Int?, key: StateKey) -> Int { (state ?? 0) + 1 }
+}
+
+/// Events for a PROBE category, decided by `DomainHandler` through `BatchRun` as a worker does.
+struct ProbeRun {
+    static let categories = #"{"categories":[{"identifier":"PROBE","handler":"probe","actions":[{"identifier":"POKE_ACTION","title":"Poke"}]}]}"#
+
+    var handler: DomainHandler
+    var registry: CategoryRegistry
+    var position: Int64 = 0
+
+    init(_ probe: ProbeHandler) throws {
+        let handlers = try CategoryHandlers([probe])
+        handler = DomainHandler(handlers: handlers)
+        registry = try CategoryRegistry.parse(Data(Self.categories.utf8), handlers: handlers)
+    }
+
+    mutating func event(_ type: EventType, _ id: String, user: String, data: String) -> LoggedEvent {
+        position += 1
+        return LoggedEvent(position: position, id: id, type: type, userID: user, occurredAt: Fixtures.at(Double(position)), data: data, submittedAt: Fixtures.at(0))
+    }
+
+    mutating func sent(_ id: String, user: String, request: String) -> LoggedEvent {
+        event(.notificationSent, id, user: user, data: #"{"request_id":"\#(request)","payload":{"aps":{"category":"PROBE"},"PROBE_ID":"p"}}"#)
+    }
+
+    mutating func poke(_ id: String, user: String, request: String) -> LoggedEvent {
+        event(.notificationResponse, id, user: user, data: #"{"request_id":"\#(request)","action":"POKE_ACTION","locked":false}"#)
+    }
+
+    func run(_ events: [LoggedEvent], registry: CategoryRegistry? = nil, attempts: Int = 3) async throws -> BatchRun {
+        var state = WorkingSet(categories: registry ?? self.registry)
+        // Rows start empty, as a fresh database's.
+        for event in events { for key in try handler.streams(for: event, in: state) { state.load(key, nil) } }
+        return try await BatchRun.run(events, handler: handler, state: state, retry: RetryPolicy(maxAttempts: attempts), now: Fixtures.at(0))
+    }
+}
