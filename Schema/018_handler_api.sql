@@ -19,6 +19,14 @@ drop view actiond.report_invitations;
 drop view actiond.report_timers;
 drop view actiond.report_threads;
 
+-- report_threads now reads every figure from the report part; rows written before read
+-- replies and the read marker from the state part.
+update actiond.projections
+set state = jsonb_set(state, '{report}', (state -> 'report')
+            || jsonb_strip_nulls(jsonb_build_object('replies', state #> '{state,replies}',
+                                                    'lastReadMessageID', state #> '{state,lastReadMessageID}')))
+where kind = 'thread';
+
 create table actiond.handler_views (
     name         text        primary key,   -- the view, in schema actiond
     handler      text        not null,      -- the handler that declares it
@@ -29,7 +37,8 @@ create table actiond.handler_views (
 comment on table actiond.handler_views is
     'Report views generated from handlers'' declarations by actiond migrate.';
 
--- apply_batch (007) with one schema version per domain event.
+-- apply_batch (007) with one schema version per domain event, and revisions that touch
+-- only the revising user's responses (a handler's revision names an event by id).
 drop function actiond.apply_batch(text[], text[], text[], text[], bigint[], bigint[], text[], text[], text[], text[], text[],
                                   integer, bigint[], text[], text[], bigint[], text[], text[], text[], text[], bigint[], text[],
                                   text[], integer, bigint[]);
@@ -38,7 +47,7 @@ create function actiond.apply_batch(
     event_positions  bigint[], event_kinds text[], event_ids text[], event_users text[],
     event_types      text[],  event_data text[], event_versions integer[],
     held_positions   bigint[], held_users text[], held_requests text[], held_until_us bigint[],
-    revised_ids      text[],  revised_outcomes text[], revised_reasons text[],  -- '' for no reason
+    revised_ids      text[],  revised_users text[], revised_outcomes text[], revised_reasons text[],  -- '' for no reason
     recorded_requests text[],
     stash_positions  bigint[], stash_users text[], stash_payloads text[], stash_version integer,
     unstash_positions bigint[])
@@ -68,8 +77,8 @@ begin
     if cardinality(revised_ids) > 0 then
         update actiond.outcomes o
         set outcome = r.outcome, reason = nullif(r.reason, ''), revised_at = clock_timestamp()
-        from unnest(revised_ids, revised_outcomes, revised_reasons) as r(id, outcome, reason)
-        join actiond.events e on e.id = r.id
+        from unnest(revised_ids, revised_users, revised_outcomes, revised_reasons) as r(id, usr, outcome, reason)
+        join actiond.events e on e.id = r.id and e.user_id = r.usr and e.type = 'notification.response'
         where o.position = e.position;
     end if;
 

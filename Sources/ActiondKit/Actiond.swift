@@ -18,12 +18,12 @@ import Synchronization
 /// ```
 public enum Actiond {
     /// Runs the command line (`migrate`, `categories`, `submit`, `work`, `report`,
-    /// `rebuild`, `dead-letters`, `demo`, `bench`, `db`) with `handlers`, plus the built-in
-    /// ones unless `includingBuiltIn` is false, and exits. Handlers that cannot be used
-    /// together (two with one name, a view named twice…) are reported, and the process exits 78.
-    public static func main(handlers: [any CategoryHandler] = [], includingBuiltIn: Bool = true) async {
+    /// `rebuild`, `dead-letters`, `demo`, `bench`, `db`) with `handlers` beside the built-in
+    /// ones, and exits. Handlers that cannot be used together (two with one name, a view
+    /// named twice…) are reported, and the process exits 78.
+    public static func main(handlers: [any CategoryHandler] = []) async {
         do {
-            let set = try CategoryHandlers(handlers, includingBuiltIn: includingBuiltIn)
+            let set = try CategoryHandlers(handlers)
             Installed.state.withLock { $0 = set }
         } catch {
             FileHandle.standardError.write(Data("actiond: \(error)\n".utf8))

@@ -17,9 +17,10 @@ private struct CrateHandler: CategoryHandler {
     }
 
     var columns: [ReportColumn] = [ReportColumn("count", .integer)]
-    var name: String { "crate" }
+    var name = "crate"
+    var description = "Each crate's count."
     var reportView: ReportView? {
-        ReportView(name: "report_crates", description: "Each crate's count.", idColumn: "crate_id", columns: columns)
+        ReportView(name: "report_crates", description: description, idColumn: "crate_id", columns: columns)
     }
 
     func stateID(for notification: SentNotification) -> String? { notification["CRATE_ID"] }
@@ -63,6 +64,25 @@ struct HandlerReportViewTests {
             // A build without the handler leaves its view alone.
             _ = try await Migrator(client: db.client, logger: db.logger).migrate()
             #expect(try await columns(db, "report_crates").count == 4)
+
+            // Dropped by hand: the next migrate puts it back.
+            try await db.client.query("DROP VIEW actiond.report_crates", logger: db.logger).drain()
+            #expect(try await Migrator(client: db.client, logger: db.logger, handlers: try CategoryHandlers([wider])).migrate().views == ["report_crates"])
+            #expect(try await columns(db, "report_crates").count == 4)
+        }
+    }
+
+    @Test func anotherHandlersViewNameIsRefusedAndTextIsStoredExactly() async throws {
+        try await TestDatabase.with { db in
+            let tricky = #"It's a \' test; drop table actiond.events; --"#
+            _ = try await Migrator(client: db.client, logger: db.logger, handlers: try CategoryHandlers([CrateHandler(description: tricky)])).migrate()
+            #expect(try await db.scalar("SELECT obj_description('actiond.report_crates'::regclass, 'pg_class')", as: String.self) == tricky)
+            #expect(try await db.scalar("SELECT to_regclass('actiond.events') IS NOT NULL", as: Bool.self))
+            let other = Migrator(client: db.client, logger: db.logger, handlers: try CategoryHandlers([CrateHandler(name: "pallet")]))
+            await #expect { try await other.migrate() } throws: { error in
+                (error as? MigrationError)?.description.contains("is handler crate's report view") == true
+            }
+            #expect(try await db.scalar("SELECT handler FROM actiond.handler_views WHERE name = 'report_crates'", as: String.self) == "crate")
         }
     }
 
@@ -81,8 +101,8 @@ struct HandlerReportViewTests {
     @Test func theGeneratedDefinitionJoinsSharedStateWithItsDefault() throws {
         let handler = MeetingInvitationHandler()
         let sql = HandlerReportViews.definition(handler.reportView!, stateKind: handler.stateKind, sharedKind: handler.sharedKind)
-        #expect(sql.contains("coalesce((h.state -> 'report' ->> 'status')::text, 'scheduled'::text) as meeting_status"))
+        #expect(sql.contains("coalesce((h.state -> 'report' ->> 'status')::text, E'scheduled'::text) as meeting_status"))
         #expect(sql.contains("left join actiond.projections h on h.kind = 'meeting' and h.stream_id = s.stream_id and h.user_id = ''"))
-        #expect(HandlerReportViews.literal("it's") == "'it''s'")
+        #expect(HandlerReportViews.literal(#"it's \' x"#) == #"E'it''s \\'' x'"#)
     }
 }

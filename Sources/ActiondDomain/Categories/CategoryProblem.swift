@@ -1,7 +1,7 @@
 /// One thing wrong with a categories file: where, which rule, and a sentence for a person.
-public struct CategoryProblem: Sendable, Hashable, CustomStringConvertible {
+package struct CategoryProblem: Sendable, Hashable, CustomStringConvertible {
     /// Names of the rules a categories file is checked against.
-    public enum Rule: String, Sendable, Hashable {
+    package enum Rule: String, Sendable, Hashable {
         case invalidJSON = "invalid_json"
         case required
         case type
@@ -18,15 +18,15 @@ public struct CategoryProblem: Sendable, Hashable, CustomStringConvertible {
         case invalidSetting = "invalid_setting"
     }
 
-    public var path: JSONPath
-    public var rule: Rule
-    public var message: String
+    package var path: JSONPath
+    package var rule: Rule
+    package var message: String
 
-    public init(_ path: JSONPath, _ rule: Rule, _ message: String) {
+    package init(_ path: JSONPath, _ rule: Rule, _ message: String) {
         self.path = path
         self.rule = rule
         self.message = message
     }
 
-    public var description: String { "\(path): \(message) [\(rule.rawValue)]" }
+    package var description: String { "\(path): \(message) [\(rule.rawValue)]" }
 }

@@ -2,18 +2,18 @@ import Foundation
 
 /// A validated set of notification categories: what `actiond categories load` stores as one
 /// version. Only `CategoryRegistry.parse(_:)` and the initializer make one, and both validate.
-public struct CategoryRegistry: Sendable, Hashable {
+package struct CategoryRegistry: Sendable, Hashable {
     /// Banners show only this many actions; categories with more get a note.
-    public static let bannerActionLimit = 2
+    package static let bannerActionLimit = 2
     /// A category may declare at most this many actions.
-    public static let maximumActions = 4
+    package static let maximumActions = 4
 
-    public private(set) var categories: [NotificationCategory]
+    package private(set) var categories: [NotificationCategory]
     /// Custom payload keys each category's notifications must carry, from its handler.
-    public private(set) var requiredPayloadKeys: [String: [String]] = [:]
+    package private(set) var requiredPayloadKeys: [String: [String]] = [:]
 
     /// Validates `categories` as a whole against `handlers`; throws every problem at once.
-    public init(categories: [NotificationCategory], handlers: CategoryHandlers = .builtIn) throws(CategoryFileError) {
+    package init(categories: [NotificationCategory], handlers: CategoryHandlers = .builtIn) throws(CategoryFileError) {
         let problems = CategoryValidator.problems(in: categories, handlers: handlers)
         guard problems.isEmpty else { throw CategoryFileError(problems: problems) }
         self.categories = categories
@@ -28,7 +28,7 @@ public struct CategoryRegistry: Sendable, Hashable {
 
     /// Parses and validates a categories file (JSON: `{"categories": [...]}`); every
     /// handler it names must be one of `handlers`.
-    public static func parse(_ data: Data, handlers: CategoryHandlers = .builtIn) throws(CategoryFileError) -> CategoryRegistry {
+    package static func parse(_ data: Data, handlers: CategoryHandlers = .builtIn) throws(CategoryFileError) -> CategoryRegistry {
         let document: JSONValue
         do {
             document = try JSONDecoder().decode(JSONValue.self, from: data)
@@ -59,12 +59,12 @@ public struct CategoryRegistry: Sendable, Hashable {
     }
 
     /// The category `identifier`, compared byte by byte (case-sensitive, no Unicode folding).
-    public func category(_ identifier: String) -> NotificationCategory? {
+    package func category(_ identifier: String) -> NotificationCategory? {
         categories.first { $0.identifier.utf8.elementsEqual(identifier.utf8) }
     }
 
     /// Remarks worth printing after a load, such as categories whose banners will hide actions.
-    public var notes: [String] {
+    package var notes: [String] {
         categories.compactMap { category in
             guard category.actions.count > Self.bannerActionLimit else { return nil }
             return "\(category.identifier) has \(category.actions.count) actions; banners show only the first \(Self.bannerActionLimit)"
@@ -72,7 +72,7 @@ public struct CategoryRegistry: Sendable, Hashable {
     }
 
     /// The registry as a canonical JSON document (sorted keys), stored with each version.
-    public func canonicalJSON() -> Data {
+    package func canonicalJSON() -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         // Encoding plain structs of strings, arrays and integers cannot fail.

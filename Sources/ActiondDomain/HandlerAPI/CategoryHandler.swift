@@ -12,7 +12,9 @@ import Foundation
 ///
 /// State is the fold of the handler's events (`apply(_:to:key:)`): decisions never write
 /// state directly, so `actiond rebuild` recomputes it from the log. A handler does no I/O
-/// and must be deterministic. Throwing from a decision is a failure: the event is retried
+/// and must be deterministic, and so must the encoded form of its state, events and report
+/// figures (no `Set`, no dictionary with other than `String` keys: they encode in a
+/// different order in every process, and rebuild would never find the live rows equal). Throwing from a decision is a failure: the event is retried
 /// with backoff and becomes dead after the last attempt; only its user waits.
 ///
 /// State is keyed by the user it belongs to (`StateKey`): a user's whole state lives
@@ -47,8 +49,13 @@ public protocol CategoryHandler: Sendable {
     /// The version `Event` is stored with (default 1). Raise it when the events' encoded
     /// shape changes, and read older versions in `decodeEvent(_:version:)`.
     var eventVersion: Int { get }
-    /// The version `State` and `Shared` are stored with (default 1).
+    /// The version `State` is stored with (default 1). Raise it when the state's encoded
+    /// shape changes, and read older versions in `decodeState(_:version:)`.
     var stateVersion: Int { get }
+    /// The version `SharedEvent` is stored with (default 1).
+    var sharedEventVersion: Int { get }
+    /// The version `Shared` is stored with (default 1).
+    var sharedStateVersion: Int { get }
     /// The report view `actiond migrate` installs for this handler's state; nil: none.
     var reportView: ReportView? { get }
     /// Input event types (other than notification.sent and .response) that change this
@@ -66,7 +73,8 @@ public protocol CategoryHandler: Sendable {
     /// order, once it is available again.
     func needsProtectedData(_ action: RespondedAction) -> Bool
 
-    /// A notification of one of the handler's categories was recorded.
+    /// A notification of one of the handler's categories was sent. Rejecting it records
+    /// nothing, not even the notification (its responses are then unknown).
     func sent(_ notification: NewNotification, to state: State?) throws -> Decision<Event>
     /// A response that passed every check of PRODUCT.md section 4.
     func respond(_ response: CheckedResponse, to state: State?, shared: Shared?) throws -> Decision<Event>
@@ -100,6 +108,8 @@ extension CategoryHandler {
     public var sharedKind: String { name + "_shared" }
     public var eventVersion: Int { 1 }
     public var stateVersion: Int { 1 }
+    public var sharedEventVersion: Int { 1 }
+    public var sharedStateVersion: Int { 1 }
     public var reportView: ReportView? { nil }
     public var sharedInputs: [EventType: String] { [:] }
     public func sharedID(for notification: SentNotification) -> String? { nil }
@@ -111,7 +121,7 @@ extension CategoryHandler {
     }
 
     public func decodeSharedEvent(_ json: String, version: Int) throws -> SharedEvent {
-        try Self.decodeCurrent(SharedEvent.self, json, version: version, current: eventVersion, what: "shared event")
+        try Self.decodeCurrent(SharedEvent.self, json, version: version, current: sharedEventVersion, what: "shared event")
     }
 
     public func decodeState(_ json: String, version: Int) throws -> State {
@@ -119,7 +129,7 @@ extension CategoryHandler {
     }
 
     public func decodeShared(_ json: String, version: Int) throws -> Shared {
-        try Self.decodeCurrent(Shared.self, json, version: version, current: stateVersion, what: "shared state")
+        try Self.decodeCurrent(Shared.self, json, version: version, current: sharedStateVersion, what: "shared state")
     }
 
     /// Decodes `json` when it has the current version; any other version is an error that
@@ -145,21 +155,27 @@ extension CategoryHandler where Shared == Never, SharedEvent == Never {
 
 /// A report with no figures.
 public struct NoReport: Encodable, Sendable, Hashable {
+    /// No figures.
     public init() {}
 }
 
 /// Stored data whose schema version this build cannot read.
 public struct UnknownSchemaVersion: Error, CustomStringConvertible {
+    /// What could not be read, such as `order_ready event`.
     public var what: String
+    /// The version it was stored with.
     public var version: Int
+    /// The version this build writes.
     public var current: Int
 
+    /// `what`, stored with `version`, which a build writing `current` cannot read.
     public init(what: String, version: Int, current: Int) {
         self.what = what
         self.version = version
         self.current = current
     }
 
+    /// The error, with what to do about it.
     public var description: String {
         "\(what) stored with schema version \(version) cannot be read by this build (which writes version \(current)): teach the handler's decode functions that version, or run the build that wrote it"
     }

@@ -6,7 +6,7 @@
 /// ```
 public struct CategoryHandlers: Sendable {
     /// meeting_invitation, timer and message_thread.
-    public static let builtInHandlers: [any CategoryHandler] = [MeetingInvitationHandler(), TimerHandler(), MessageThreadHandler()]
+    static let builtInHandlers: [any CategoryHandler] = [MeetingInvitationHandler(), TimerHandler(), MessageThreadHandler()]
 
     /// The built-in handlers alone.
     public static let builtIn: CategoryHandlers = {
@@ -18,10 +18,10 @@ public struct CategoryHandlers: Sendable {
     /// The handler that consumes each shared input type.
     package let inputs: [EventType: any AnyCategoryHandler]
 
-    /// `handlers`, checked as a whole (names, kinds, settings, report views); with the
-    /// built-in handlers unless `includingBuiltIn` is false.
-    public init(_ handlers: [any CategoryHandler], includingBuiltIn: Bool = true) throws(HandlerSetError) {
-        let all = (includingBuiltIn ? Self.builtInHandlers : []) + handlers
+    /// `handlers` and the built-in ones, checked as a whole (names, kinds, settings, report
+    /// views).
+    public init(_ handlers: [any CategoryHandler]) throws(HandlerSetError) {
+        let all = Self.builtInHandlers + handlers
         let adapters = all.map { Self.adapter($0) }
         let problems = HandlerSetValidator.problems(in: adapters)
         guard problems.isEmpty else { throw HandlerSetError(problems: problems) }
@@ -34,7 +34,11 @@ public struct CategoryHandlers: Sendable {
         self.handlers = byName
         self.inputs = inputs
         self.catalog = StreamCatalog(CoreStreams.all + adapters.flatMap(\.codecs))
+        self.payloadKeys = Set(adapters.flatMap(\.requiredPayloadKeys))
     }
+
+    /// Every custom payload key some handler requires: what a recorded notification keeps.
+    package let payloadKeys: Set<String>
 
     private static func adapter<Handler: CategoryHandler>(_ handler: Handler) -> any AnyCategoryHandler {
         HandlerAdapter(handler)
@@ -62,6 +66,8 @@ public struct CategoryHandlers: Sendable {
 
 /// Handlers that cannot be used together, with every problem.
 public struct HandlerSetError: Error, CustomStringConvertible {
+    /// One line per problem, naming the handler.
     public var problems: [String]
+    /// Every problem, one per line.
     public var description: String { "invalid handlers:\n" + problems.map { "  - \($0)" }.joined(separator: "\n") }
 }

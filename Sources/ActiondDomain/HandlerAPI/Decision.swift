@@ -11,6 +11,7 @@ public struct Decision<Event: Hashable & Sendable>: Sendable, Hashable {
     /// with the state.
     public var revised: [DeviceStamp: EventOutcome]
 
+    /// A decision: `outcome`, with `events` and `revised` verdicts.
     public init(_ outcome: EventOutcome = .applied, _ events: [Event] = [], revised: [DeviceStamp: EventOutcome] = [:]) {
         self.outcome = outcome
         self.events = events

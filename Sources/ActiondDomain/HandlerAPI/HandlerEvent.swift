@@ -12,6 +12,8 @@ extension HandlerEvent {
     public var carriesProtectedText: Bool { false }
 }
 
+/// The shared events of a handler without shared state.
 extension Never: HandlerEvent {
+    /// Never called: there is no such event.
     public var name: String { switch self {} }
 }

@@ -10,6 +10,7 @@ public struct NewNotification: Sendable, Hashable {
     /// The category's settings.
     public var settings: HandlerSettings
 
+    /// Made by actiond for each notification (and by tests).
     public init(notification: SentNotification, payload: [String: JSONValue], key: StateKey, settings: HandlerSettings) {
         self.notification = notification
         self.payload = payload
@@ -36,6 +37,7 @@ public struct CheckedResponse: Sendable, Hashable {
     /// The category's settings.
     public var settings: HandlerSettings
 
+    /// Made by actiond for each checked response (and by tests).
     public init(action: RespondedAction, stamp: DeviceStamp, notification: SentNotification, key: StateKey, settings: HandlerSettings) {
         self.action = action
         self.stamp = stamp
@@ -59,6 +61,7 @@ public struct CheckedResponse: Sendable, Hashable {
 
 /// An input event that changes a handler's shared state (`CategoryHandler.sharedInputs`).
 public struct SharedInput: Sendable, Hashable {
+    /// The input event's type, one of the handler's `sharedInputs`.
     public var type: EventType
     /// The shared state's id, read from the data field the handler named.
     public var id: String
@@ -67,6 +70,7 @@ public struct SharedInput: Sendable, Hashable {
     /// The event's `data`.
     public var data: [String: JSONValue]
 
+    /// Made by actiond for each shared input (and by tests).
     public init(type: EventType, id: String, occurredAt: Date, data: [String: JSONValue]) {
         self.type = type
         self.id = id

@@ -1,5 +1,6 @@
 /// An integer setting a handler accepts in a category's `settings`, with its default.
 public struct HandlerSetting: Sendable, Hashable {
+    /// The name a category's `settings` uses: lowercase letters, digits and `_`.
     public var name: String
     public var defaultValue: Int
     /// The smallest value accepted.
@@ -7,6 +8,8 @@ public struct HandlerSetting: Sendable, Hashable {
     /// The largest value accepted.
     public var maximum: Int
 
+    /// A setting `name`, `defaultValue` when a category does not give it, accepted from
+    /// `minimum` to `maximum`.
     public init(_ name: String, default defaultValue: Int, minimum: Int = 0, maximum: Int = Int.max) {
         self.name = name
         self.defaultValue = defaultValue
@@ -17,12 +20,14 @@ public struct HandlerSetting: Sendable, Hashable {
 
 /// A category's settings for its handler: the values given, defaults for the rest.
 public struct HandlerSettings: Sendable, Hashable {
-    public var values: [String: Int]
+    package var values: [String: Int]
 
+    /// `values` by setting name (for tests; workers fill in the declared defaults).
     public init(_ values: [String: Int]) {
         self.values = values
     }
 
-    /// The value of `name`; 0 for a setting the handler does not declare.
+    /// The value of `name`: the category's, else the declared default; 0 for a setting the
+    /// handler does not declare.
     public subscript(name: String) -> Int { values[name] ?? 0 }
 }

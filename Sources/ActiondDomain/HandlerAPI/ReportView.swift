@@ -14,6 +14,8 @@ public struct ReportView: Sendable, Hashable {
     /// Columns from the report figures of the shared state with the same id.
     public var sharedColumns: [ReportColumn]
 
+    /// A view `name` answering `description`, with the state id as `idColumn`, then
+    /// `user_id`, then `columns` and `sharedColumns`.
     public init(name: String, description: String, idColumn: String, columns: [ReportColumn], sharedColumns: [ReportColumn] = []) {
         self.name = name
         self.description = description
@@ -25,7 +27,9 @@ public struct ReportView: Sendable, Hashable {
 
 /// A typed column of a report view: a field of the stored report figures.
 public struct ReportColumn: Sendable, Hashable {
+    /// The column's PostgreSQL type; the report field is cast to it.
     public enum ColumnType: String, Sendable, Hashable, CaseIterable {
+        /// `text`, `integer`, `bigint`, `boolean`, `numeric`: a string, number or boolean field.
         case text, integer, bigint, boolean, numeric
         /// A `Date` of the report (stored as RFC 3339 text with microseconds).
         case timestamp = "timestamptz"
@@ -35,11 +39,13 @@ public struct ReportColumn: Sendable, Hashable {
     public var name: String
     /// The report field it reads (the encoded property name).
     public var key: String
+    /// The type the field is cast to.
     public var type: ColumnType
     /// The value shown when the field is absent (for text columns), such as a shared state
     /// that does not exist yet.
     public var whenMissing: String?
 
+    /// Column `name` of `type`, reading field `key` (default: `name`).
     public init(_ name: String, _ type: ColumnType, key: String? = nil, whenMissing: String? = nil) {
         self.name = name
         self.key = key ?? name

@@ -1,9 +1,12 @@
 /// Which state a handler's event belongs to: an id (a meeting id, a timer id) and the user
 /// who owns it.
 public struct StateKey: Sendable, Hashable {
+    /// The handler's id for the state (`stateID(for:)`).
     public var id: String
+    /// The user the state belongs to.
     public var userID: String
 
+    /// The state `id` of user `userID`.
     public init(id: String, userID: String) {
         self.id = id
         self.userID = userID

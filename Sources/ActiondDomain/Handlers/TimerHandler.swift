@@ -43,7 +43,7 @@ public struct TimerState: Sendable, Hashable, Codable {
         public var snoozeCount = 0
         public var verdicts: [DeviceStamp: EventOutcome] = [:]
 
-        public init(phase: TimerPhase = .expired, firesAt: Date? = nil, snoozeCount: Int = 0, verdicts: [DeviceStamp: EventOutcome] = [:]) {
+        package init(phase: TimerPhase = .expired, firesAt: Date? = nil, snoozeCount: Int = 0, verdicts: [DeviceStamp: EventOutcome] = [:]) {
             self.phase = phase
             self.firesAt = firesAt
             self.snoozeCount = snoozeCount

@@ -1,5 +1,5 @@
 /// A location inside a JSON document, printed as `$.categories[1].actions[0].title`.
-public struct JSONPath: Sendable, Hashable, Comparable, CustomStringConvertible {
+package struct JSONPath: Sendable, Hashable, Comparable, CustomStringConvertible {
     private enum Component: Sendable, Hashable {
         case key(String)
         case index(Int)
@@ -7,22 +7,22 @@ public struct JSONPath: Sendable, Hashable, Comparable, CustomStringConvertible 
 
     private var components: [Component]
 
-    public static let root = JSONPath(components: [])
+    package static let root = JSONPath(components: [])
 
-    public func appending(_ key: String) -> JSONPath {
+    package func appending(_ key: String) -> JSONPath {
         JSONPath(components: components + [.key(key)])
     }
 
-    public func appending(index: Int) -> JSONPath {
+    package func appending(index: Int) -> JSONPath {
         JSONPath(components: components + [.index(index)])
     }
 
     /// True when this path is `other` or lies below it.
-    public func isInside(_ other: JSONPath) -> Bool {
+    package func isInside(_ other: JSONPath) -> Bool {
         components.starts(with: other.components)
     }
 
-    public var description: String {
+    package var description: String {
         var text = "$"
         for component in components {
             switch component {
@@ -37,7 +37,7 @@ public struct JSONPath: Sendable, Hashable, Comparable, CustomStringConvertible 
     }
 
     /// Document order: parents before children, array elements by index.
-    public static func < (lhs: JSONPath, rhs: JSONPath) -> Bool {
+    package static func < (lhs: JSONPath, rhs: JSONPath) -> Bool {
         for (left, right) in zip(lhs.components, rhs.components) where left != right {
             switch (left, right) {
             case (.index(let a), .index(let b)): return a < b

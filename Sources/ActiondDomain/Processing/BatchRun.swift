@@ -38,6 +38,8 @@ package struct BatchRun: Sendable {
     package private(set) var unstashed: [Int64] = []
     /// New outcomes of events decided by earlier batches (revisions, integrations), by id.
     package private(set) var revised: [ExactString: EventOutcome] = [:]
+    /// The user of each revision: only that user's responses can be revised.
+    package private(set) var revisedUsers: [ExactString: String] = [:]
 
     private var finishedIndex: [ExactString: Int] = [:]
     /// Each user's stash: earlier batches' (loaded) and this batch's, in position order.
@@ -62,11 +64,11 @@ package struct BatchRun: Sendable {
                 let result = try await handler.handle(event, in: run.state, now: now)
                 if result.integratesStash {
                     var attempt = run
-                    attempt.apply(result, of: event)
+                    try attempt.apply(result, of: event)
                     try await attempt.integrate(user: event.userID, handler: handler, now: now)
                     run = attempt
                 } else {
-                    run.apply(result, of: event)
+                    try run.apply(result, of: event)
                 }
             } catch is CancellationError {
                 throw CancellationError()
@@ -85,9 +87,12 @@ package struct BatchRun: Sendable {
         return run
     }
 
-    private mutating func apply(_ result: HandlerResult, of event: LoggedEvent) {
-        state.apply(result.events, position: event.position)
-        for (id, outcome) in result.revised { revise(id, outcome) }
+    /// Applies a decision: all of it, or nothing when it cannot be stored or revises an
+    /// event that is not its user's.
+    private mutating func apply(_ result: HandlerResult, of event: LoggedEvent) throws {
+        try checkRevisions(result.revised, by: event.userID)
+        try state.apply(result.events, position: event.position)
+        for (id, outcome) in result.revised { revise(id, outcome, user: event.userID) }
         switch result.verdict {
         case .outcome(let outcome):
             record(event, outcome)
@@ -109,8 +114,9 @@ package struct BatchRun: Sendable {
               !pending.isEmpty else { return }
         for event in pending {
             let result = try await handler.handle(event, in: state, now: now)
-            state.apply(result.events, position: event.position)
-            for (id, outcome) in result.revised { revise(id, outcome) }
+            try checkRevisions(result.revised, by: event.userID)
+            try state.apply(result.events, position: event.position)
+            for (id, outcome) in result.revised { revise(id, outcome, user: event.userID) }
             let outcome: EventOutcome
             switch result.verdict {
             case .outcome(let decided): outcome = decided
@@ -118,7 +124,7 @@ package struct BatchRun: Sendable {
             // handler that would hold or stash it again has changed its rules; keep it safe.
             case .hold, .stash: throw StashIntegrationError(position: event.position)
             }
-            revise(ExactString(event.id), outcome)
+            revise(ExactString(event.id), outcome, user: event.userID)
             if stashedHere.remove(event.position) != nil {
                 stashed.removeAll { $0.position == event.position }
             } else {
@@ -132,9 +138,30 @@ package struct BatchRun: Sendable {
         finished.append(Finished(event: event, outcome: outcome, error: error))
     }
 
-    private mutating func revise(_ id: ExactString, _ outcome: EventOutcome) {
-        if let index = finishedIndex[id] { finished[index].outcome = outcome } else { revised[id] = outcome }
+    /// A decision may revise only its own user's events. (Events of earlier batches are
+    /// revised by id and user in SQL, which ignores another user's.)
+    private func checkRevisions(_ revisions: [ExactString: EventOutcome], by user: String) throws {
+        for id in revisions.keys {
+            if let index = finishedIndex[id], ExactString(finished[index].event.userID) != ExactString(user) {
+                throw RevisionOfAnotherUser(id: id.string)
+            }
+        }
     }
+
+    private mutating func revise(_ id: ExactString, _ outcome: EventOutcome, user: String) {
+        if let index = finishedIndex[id] {
+            finished[index].outcome = outcome
+        } else {
+            revised[id] = outcome
+            revisedUsers[id] = user
+        }
+    }
+}
+
+/// A decision that revised the outcome of another user's event.
+package struct RevisionOfAnotherUser: Error, CustomStringConvertible {
+    package var id: String
+    package var description: String { "a decision revised event \(id.debugDescription), which is another user's; a handler may revise only its user's earlier responses" }
 }
 
 /// A stashed event that its handler would not decide once protected data was available.

@@ -19,7 +19,7 @@ package struct DomainHandler: EventHandler {
     package func streams(for event: LoggedEvent, in state: WorkingSet) throws -> [StreamKey] {
         switch try EventData.parse(event) {
         case .sent(let requestID, let payload):
-            let notification = Self.notification(requestID, payload, event)
+            let notification = notification(requestID, payload, event)
             return [.notification(requestID)] + targets(of: notification, categories: state.categories)
         case .response(let response):
             // The user's protected-data row always: the notification may be recorded earlier in
@@ -45,7 +45,7 @@ package struct DomainHandler: EventHandler {
     package func handle(_ event: LoggedEvent, in state: WorkingSet, now: Date) async throws -> HandlerResult {
         switch try EventData.parse(event) {
         case .sent(let requestID, let payload):
-            return try sent(Self.notification(requestID, payload, event), payload: payload, in: state)
+            return try sent(notification(requestID, payload, event), payload: payload, in: state)
         case .response(let response):
             return try respond(response, event: event, in: state, now: now)
         case .input(let type, let data):
@@ -72,12 +72,12 @@ package struct DomainHandler: EventHandler {
 
     // MARK: routing
 
-    /// The notification as recorded: its custom keys with string values, for handlers to
-    /// find their state by.
-    static func notification(_ requestID: String, _ payload: [String: JSONValue], _ event: LoggedEvent) -> SentNotification {
+    /// The notification as recorded: the custom keys the build's handlers require, for them
+    /// to find their state by (not the rest of the payload, which may hold anything).
+    func notification(_ requestID: String, _ payload: [String: JSONValue], _ event: LoggedEvent) -> SentNotification {
         var keys: [String: String] = [:]
-        for (key, value) in payload where key != "aps" {
-            if let string = value.stringValue { keys[key] = string }
+        for key in handlers.payloadKeys {
+            if let string = payload[key]?.stringValue { keys[key] = string }
         }
         return SentNotification(requestID: requestID, userID: event.userID, category: payload.apsCategory ?? "",
                                 sentAt: event.occurredAt, keys: keys)
@@ -96,7 +96,7 @@ package struct DomainHandler: EventHandler {
     /// The rows a notification's responses read and change, by its category's handler.
     private func targets(of notification: SentNotification, categories: CategoryRegistry?) -> [StreamKey] {
         guard let category = categories?.category(notification.category), let handler = try? handler(of: category) else { return [] }
-        return [handler.stateKey(for: notification), handler.sharedKey(for: notification)].compactMap { $0 }
+        return [try? handler.stateKey(for: notification), try? handler.sharedKey(for: notification)].compactMap { $0 ?? nil }
     }
 
     private func sharedInput(_ type: EventType, _ data: [String: JSONValue], _ event: LoggedEvent)
@@ -112,11 +112,14 @@ package struct DomainHandler: EventHandler {
 
     private func sent(_ notification: SentNotification, payload: [String: JSONValue], in state: WorkingSet) throws -> HandlerResult {
         if state.notification(notification.requestID) != nil { return .outcome(.rejected(.duplicateRequest)) }
-        var events = [CoreStreams.recorded(notification)]
-        if let category = state.categories?.category(notification.category), let handler = try handler(of: category) {
-            events += try handler.sent(notification, payload: payload, settings: HandlerSettings(category.settings), in: state)
+        guard let category = state.categories?.category(notification.category), let handler = try handler(of: category) else {
+            return .outcome(.applied, [CoreStreams.recorded(notification)])
         }
-        return .outcome(.applied, events)
+        var result = try handler.sent(notification, payload: payload, settings: category.settings, in: state)
+        // A rejected notification records nothing: its responses are then unknown.
+        if case .outcome(.rejected) = result.verdict { return HandlerResult(result.verdict) }
+        result.events.insert(CoreStreams.recorded(notification), at: 0)
+        return result
     }
 
     // MARK: notification.response
@@ -138,7 +141,7 @@ package struct DomainHandler: EventHandler {
             return HandlerResult(.stash)
         }
         let stamp = DeviceStamp(occurredAt: event.occurredAt, eventID: event.id)
-        return try handler.respond(action, stamp: stamp, to: notification, settings: HandlerSettings(category.settings), in: state)
+        return try handler.respond(action, stamp: stamp, to: notification, settings: category.settings, in: state)
     }
 }
 

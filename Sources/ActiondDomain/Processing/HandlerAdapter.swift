@@ -1,7 +1,9 @@
 import Foundation
 
 /// A `CategoryHandler` behind one interface, whatever its state and event types: what the
-/// router, the working set and rebuild use. Every handler goes through the same adapter.
+/// router, the working set and rebuild use. Every handler goes through the same adapter,
+/// which also holds it to the contract: ids and names actiond can store, outcomes actiond
+/// can record, rows it was given.
 package protocol AnyCategoryHandler: Sendable {
     var name: String { get }
     var requiredPayloadKeys: [String] { get }
@@ -13,16 +15,21 @@ package protocol AnyCategoryHandler: Sendable {
     var sharedKind: String? { get }
     var codecs: [any StreamCodec] { get }
 
-    func stateKey(for notification: SentNotification) -> StreamKey?
-    func sharedKey(for notification: SentNotification) -> StreamKey?
+    /// The row a notification's responses act on; an error for an id actiond cannot store.
+    func stateKey(for notification: SentNotification) throws -> StreamKey?
+    func sharedKey(for notification: SentNotification) throws -> StreamKey?
     func needsProtectedData(_ action: RespondedAction) -> Bool
-    func sent(_ notification: SentNotification, payload: [String: JSONValue], settings: HandlerSettings, in state: WorkingSet) throws -> [DomainEvent]
-    func respond(_ action: RespondedAction, stamp: DeviceStamp, to notification: SentNotification, settings: HandlerSettings,
+    func sent(_ notification: SentNotification, payload: [String: JSONValue], settings: [String: Int], in state: WorkingSet) throws -> HandlerResult
+    func respond(_ action: RespondedAction, stamp: DeviceStamp, to notification: SentNotification, settings: [String: Int],
                  in state: WorkingSet) throws -> HandlerResult
     func handle(_ input: SharedInput, in state: WorkingSet) throws -> HandlerResult
 }
 
 struct HandlerAdapter<Handler: CategoryHandler>: AnyCategoryHandler {
+    /// Longest state id, in UTF-8 bytes: with the kind and the user it must fit a B-tree
+    /// index entry (about 2,700 bytes).
+    static var maximumIDBytes: Int { 1000 }
+
     let handler: Handler
     let stateCodec: TypedStreamCodec<Handler.State, Handler.Event, Handler.Report>
     let sharedCodec: TypedStreamCodec<Handler.Shared, Handler.SharedEvent, Handler.SharedReport>?
@@ -36,7 +43,7 @@ struct HandlerAdapter<Handler: CategoryHandler>: AnyCategoryHandler {
             readEvent: { try handler.decodeEvent($0, version: $1) },
             readState: { try handler.decodeState($0, version: $1) })
         sharedCodec = Handler.Shared.self == Never.self ? nil : TypedStreamCodec(
-            kind: handler.sharedKind, eventVersion: handler.eventVersion, stateVersion: handler.stateVersion,
+            kind: handler.sharedKind, eventVersion: handler.sharedEventVersion, stateVersion: handler.sharedStateVersion,
             fold: { event, state, key in handler.applyShared(event, to: state, id: key.id) },
             report: { handler.sharedReport($0) },
             readEvent: { try handler.decodeSharedEvent($0, version: $1) },
@@ -52,68 +59,90 @@ struct HandlerAdapter<Handler: CategoryHandler>: AnyCategoryHandler {
     var sharedKind: String? { sharedCodec?.kind }
     var codecs: [any StreamCodec] { [stateCodec] + (sharedCodec.map { [$0] } ?? []) }
 
-    func stateKey(for notification: SentNotification) -> StreamKey? {
-        handler.stateID(for: notification).map { StreamKey(handler.stateKind, $0, user: notification.userID) }
+    func stateKey(for notification: SentNotification) throws -> StreamKey? {
+        guard let id = handler.stateID(for: notification) else { return nil }
+        try check(id: id, of: "stateID")
+        return StreamKey(handler.stateKind, id, user: notification.userID)
     }
 
-    func sharedKey(for notification: SentNotification) -> StreamKey? {
-        guard let sharedCodec else { return nil }
-        return handler.sharedID(for: notification).map { StreamKey(sharedCodec.kind, $0) }
+    func sharedKey(for notification: SentNotification) throws -> StreamKey? {
+        guard let sharedCodec, let id = handler.sharedID(for: notification) else { return nil }
+        try check(id: id, of: "sharedID")
+        return StreamKey(sharedCodec.kind, id)
     }
 
     func needsProtectedData(_ action: RespondedAction) -> Bool { handler.needsProtectedData(action) }
 
-    func sent(_ notification: SentNotification, payload: [String: JSONValue], settings: HandlerSettings, in state: WorkingSet) throws -> [DomainEvent] {
-        guard let key = stateKey(for: notification) else { return [] }
-        let stateKey = StateKey(id: key.id, userID: key.userID)
-        let decision = try handler.sent(NewNotification(notification: notification, payload: payload, key: stateKey, settings: settings),
-                                        to: state.state(key, as: Handler.State.self))
-        try check(decision)
-        return decision.events.map { stateCodec.event($0, stream: key) }
+    /// The category's settings over the handler's declared defaults (a setting declared after
+    /// the category was loaded takes its default).
+    private func settings(_ given: [String: Int]) -> HandlerSettings {
+        var values = Dictionary(uniqueKeysWithValues: handler.settings.map { ($0.name, $0.defaultValue) })
+        values.merge(given) { $1 }
+        return HandlerSettings(values)
     }
 
-    func respond(_ action: RespondedAction, stamp: DeviceStamp, to notification: SentNotification, settings: HandlerSettings,
+    func sent(_ notification: SentNotification, payload: [String: JSONValue], settings given: [String: Int], in state: WorkingSet) throws -> HandlerResult {
+        guard let key = try stateKey(for: notification) else { return .applied }
+        let sent = NewNotification(notification: notification, payload: payload, key: StateKey(id: key.id, userID: key.userID), settings: settings(given))
+        return try result(handler.sent(sent, to: state.readState(key, as: Handler.State.self)), codec: stateCodec, key: key)
+    }
+
+    func respond(_ action: RespondedAction, stamp: DeviceStamp, to notification: SentNotification, settings given: [String: Int],
                  in state: WorkingSet) throws -> HandlerResult {
-        guard let key = stateKey(for: notification) else { return .applied }
+        guard let key = try stateKey(for: notification) else { return .applied }
         let response = CheckedResponse(action: action, stamp: stamp, notification: notification,
-                                       key: StateKey(id: key.id, userID: key.userID), settings: settings)
-        let shared = sharedKey(for: notification).flatMap { state.state($0, as: Handler.Shared.self) }
-        let decision = try handler.respond(response, to: state.state(key, as: Handler.State.self), shared: shared)
-        try check(decision)
-        return .outcome(decision.outcome, decision.events.map { stateCodec.event($0, stream: key) },
-                        revised: Dictionary(decision.revised.map { (ExactString($0.key.eventID), $0.value) }) { $1 })
+                                       key: StateKey(id: key.id, userID: key.userID), settings: settings(given))
+        let shared = try sharedKey(for: notification).flatMap { try state.readState($0, as: Handler.Shared.self) }
+        return try result(handler.respond(response, to: state.readState(key, as: Handler.State.self), shared: shared), codec: stateCodec, key: key)
     }
 
     func handle(_ input: SharedInput, in state: WorkingSet) throws -> HandlerResult {
         guard let sharedCodec else { return .applied }
+        try check(id: input.id, of: "the shared input's id")
         let key = StreamKey(sharedCodec.kind, input.id)
-        let decision = try handler.handle(input, shared: state.state(key, as: Handler.Shared.self))
-        try check(decision)
-        return .outcome(decision.outcome, decision.events.map { sharedCodec.event($0, stream: key) })
+        return try result(handler.handle(input, shared: state.readState(key, as: Handler.Shared.self)), codec: sharedCodec, key: key)
     }
 
-    /// A decision may apply, reject with a well-formed reason code, or supersede; stashing
-    /// and dead letters are actiond's. A handler that breaks this has failed, like one that throws.
-    private func check<Event>(_ decision: Decision<Event>) throws {
+    /// A decision as actiond records it, once it is checked: it may apply, reject with a
+    /// well-formed reason code, or supersede (stashing and dead letters are actiond's), and
+    /// its events must have names the log can hold. A handler that breaks this has failed,
+    /// like one that throws.
+    private func result<State, Event: HandlerEvent, Report>(_ decision: Decision<Event>, codec: TypedStreamCodec<State, Event, Report>,
+                                                          key: StreamKey) throws -> HandlerResult {
         for outcome in [decision.outcome] + Array(decision.revised.values) {
             switch outcome {
             case .applied, .superseded: continue
             case .rejected(let reason) where ReasonCode.isValid(reason): continue
             case .rejected(let reason):
-                throw HandlerContractViolation(handler: name, rule: "a rejection's reason code must be 1 to 63 lowercase letters, digits or _, starting with a letter; got \(reason.count) characters")
+                throw HandlerContractViolation(handler: name, rule: "a rejection's reason code must be 1 to 63 lowercase letters, digits or _, starting with a letter; got \(reason.utf8.count) bytes")
             case .stashed, .dead:
                 throw HandlerContractViolation(handler: name, rule: "a decision may not give the outcome \(outcome.name): actiond stashes and dead-letters")
             }
         }
+        for event in decision.events where !ReasonCode.isEventName(event.name) {
+            throw HandlerContractViolation(handler: name, rule: "an event's name must be 1 to 63 lowercase letters, digits, _ or ., starting with a letter; got \(event.name.utf8.count) bytes")
+        }
+        return .outcome(decision.outcome, decision.events.map { codec.event($0, stream: key) },
+                        revised: Dictionary(decision.revised.map { (ExactString($0.key.eventID), $0.value) }) { $1 })
+    }
+
+    private func check(id: String, of what: String) throws {
+        guard id.utf8.count <= Self.maximumIDBytes, !id.utf8.contains(0) else {
+            throw HandlerContractViolation(handler: name, rule: "\(what) must be at most \(Self.maximumIDBytes) bytes of UTF-8 without NUL; got \(id.utf8.count) bytes")
+        }
     }
 }
 
-/// Reason codes of rejected outcomes: short, stable, safe to index and to print.
+/// Reason codes of rejected outcomes and event names: short, stable, safe to index and to print.
 enum ReasonCode {
-    static func isValid(_ code: String) -> Bool {
-        let bytes = Array(code.utf8)
+    static func isValid(_ code: String) -> Bool { isName(code, extra: UInt8(ascii: "_")) }
+
+    static func isEventName(_ name: String) -> Bool { isName(name, extra: UInt8(ascii: "."), UInt8(ascii: "_")) }
+
+    private static func isName(_ text: String, extra: UInt8...) -> Bool {
+        let bytes = Array(text.utf8)
         guard (1...63).contains(bytes.count), let first = bytes.first, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first) else { return false }
-        return bytes.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "_") }
+        return bytes.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || extra.contains($0) }
     }
 }
 

@@ -1,14 +1,24 @@
 /// The projection rows one worker batch reads and writes, in memory: loaded before the batch
 /// runs, changed by each applied event's domain events (each folded by its stream's kind),
 /// and written back with those events when the batch commits.
+///
+/// Applying an event's domain events also encodes them and the rows they change, so that a
+/// state or event its handler cannot store fails that event alone, not the batch; the write
+/// reuses the encoded forms.
 package struct WorkingSet: Sendable {
-    /// A domain event and the input event (log position) that produced it.
+    /// A domain event, its stored form, and the input event (log position) that produced it.
     package struct Appended: Sendable, Hashable {
         package var position: Int64
         package var event: DomainEvent
+        /// `event.encoded()`.
+        package var json: String
     }
 
     private var states: [StreamKey: StreamState] = [:]
+    /// The stored document of each changed row, as of its last change.
+    private var documents: [StreamKey: String] = [:]
+    /// Rows that exist but could not be read (a schema version this build cannot read…).
+    private var unreadable: [StreamKey: String] = [:]
     package private(set) var loaded: Set<StreamKey> = []
     /// Rows changed by this batch, with the position of the last input event that changed each.
     package private(set) var changed: [StreamKey: Int64] = [:]
@@ -24,8 +34,19 @@ package struct WorkingSet: Sendable {
 
     package subscript(key: StreamKey) -> StreamState? { states[key] }
 
-    /// The row of `key` as `type`; nil when it does not exist.
+    /// The row of `key` as `type`; nil when it does not exist (or was not loaded).
     package func state<T>(_ key: StreamKey, as type: T.Type) -> T? { states[key]?.as(type) }
+
+    /// The row of `key` for a decision: an error when it was not loaded (the handler named a
+    /// row it did not ask for) or could not be read, so that only the deciding event fails.
+    package func readState<T>(_ key: StreamKey, as type: T.Type) throws -> T? {
+        if let error = unreadable[key] { throw UnreadableState(key: key, error: error) }
+        guard loaded.contains(key) else { throw StateNotLoaded(key: key) }
+        return states[key]?.as(type)
+    }
+
+    /// The stored document of a changed row.
+    package func document(_ key: StreamKey) -> String? { documents[key] }
 
     package func isLoaded(_ key: StreamKey) -> Bool { loaded.contains(key) }
 
@@ -35,14 +56,32 @@ package struct WorkingSet: Sendable {
         states[key] = state
     }
 
-    /// Applies the domain events that input event `position` produced.
-    package mutating func apply(_ events: [DomainEvent], position: Int64) {
+    /// Records a row that exists but could not be read: events that read it fail.
+    package mutating func markUnreadable(_ key: StreamKey, error: String) {
+        loaded.insert(key)
+        unreadable[key] = error
+    }
+
+    /// Applies the domain events that input event `position` produced: all of them, or, when
+    /// one of them or a row they change cannot be encoded, none.
+    package mutating func apply(_ events: [DomainEvent], position: Int64) throws {
+        guard !events.isEmpty else { return }
+        var staged: [StreamKey: (state: StreamState, codec: any StreamCodec)] = [:]
+        var encoded: [Appended] = []
         for event in events {
             let key = event.stream
-            states[key] = event.apply(to: states[key])
-            changed[key] = position
-            appended.append(Appended(position: position, event: event))
+            if let error = unreadable[key] { throw UnreadableState(key: key, error: error) }
+            staged[key] = (event.apply(to: staged[key]?.state ?? states[key]), event.codec)
+            encoded.append(Appended(position: position, event: event, json: try event.encoded()))
         }
+        var written: [StreamKey: String] = [:]
+        for (key, row) in staged { written[key] = try row.codec.document(row.state) }
+        for (key, row) in staged {
+            states[key] = row.state
+            documents[key] = written[key]
+            changed[key] = position
+        }
+        appended += encoded
     }
 
     /// The notification recorded with `requestID`.
@@ -53,5 +92,21 @@ package struct WorkingSet: Sendable {
     /// Available unless protected_data.unavailable was the user's last change.
     package func protectedDataAvailable(user: String) -> Bool {
         state(.protectedData(user: user), as: ProtectedData.self)?.available ?? true
+    }
+}
+
+/// A row the database holds that this build could not read.
+package struct UnreadableState: Error, CustomStringConvertible {
+    package var key: StreamKey
+    package var error: String
+    package var description: String { "the stored state \(key) cannot be read: \(error)" }
+}
+
+/// A handler read a row the worker did not load: its stateID or sharedID gave another answer
+/// when asked which rows to load than when deciding.
+package struct StateNotLoaded: Error, CustomStringConvertible {
+    package var key: StreamKey
+    package var description: String {
+        "state \(key) was not loaded before the decision: a handler's stateID(for:) and sharedID(for:) must depend only on the notification"
     }
 }

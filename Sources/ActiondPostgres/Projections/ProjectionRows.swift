@@ -10,10 +10,15 @@ struct ProjectionRows {
 
     /// A row: its stream, its state, and the input event that last changed it.
     mutating func append(_ key: StreamKey, _ state: StreamState, position: Int64, catalog: StreamCatalog) throws {
+        append(key, document: try catalog.document(kind: key.kind, state: state), position: position)
+    }
+
+    /// A row whose document is encoded already.
+    mutating func append(_ key: StreamKey, document: String, position: Int64) {
         kinds.append(key.kind)
         ids.append(key.id)
         users.append(key.userID)
-        states.append(try catalog.document(kind: key.kind, state: state))
+        states.append(document)
         positions.append(position)
     }
 

@@ -23,10 +23,15 @@ package enum ProjectionStore {
             FROM actiond.load_streams(\(missing.map(\.kind)), \(missing.map(\.id)), \(missing.map(\.userID)))
             """, logger: logger)
         var found: [StreamKey: StreamState] = [:]
+        var unreadable: [StreamKey: String] = [:]
         for try await (kind, id, user, document) in rows.decode((String, String, String, String).self) {
-            found[StreamKey(kind, id, user: user)] = try catalog.decodeState(kind: kind, document: document)
+            let key = StreamKey(kind, id, user: user)
+            // A row this build cannot read fails the events that read it, not the batch.
+            do { found[key] = try catalog.decodeState(kind: kind, document: document) } catch { unreadable[key] = String(describing: error) }
         }
-        for key in missing { state.load(key, found[key]) }
+        for key in missing {
+            if let error = unreadable[key] { state.markUnreadable(key, error: error) } else { state.load(key, found[key]) }
+        }
     }
 
     /// The stashed events of `users`, by user, in position order.
@@ -43,12 +48,13 @@ package enum ProjectionStore {
     /// Writes what `run` decided besides outcomes: changed rows and domain events, held
     /// responses, revised outcomes of earlier events, stash entries added and integrated;
     /// re-queues responses held for the notifications it recorded.
-    package static func write(_ run: BatchRun, catalog: StreamCatalog, on connection: PostgresConnection, logger: Logger) async throws {
+    package static func write(_ run: BatchRun, on connection: PostgresConnection, logger: Logger) async throws {
         let state = run.state
-        // apply_batch upserts the rows in key order itself.
+        // apply_batch upserts the rows in key order itself. Rows and events were encoded as
+        // each decision was applied (WorkingSet.apply).
         var rows = ProjectionRows()
         for (key, position) in state.changed {
-            if let row = state[key] { try rows.append(key, row, position: position, catalog: catalog) }
+            if let document = state.document(key) { rows.append(key, document: document, position: position) }
         }
         var eventPositions: [Int64] = [], eventKinds: [String] = [], eventIDs: [String] = [], eventUsers: [String] = []
         var eventTypes: [String] = [], eventData: [String] = [], eventVersions: [Int32] = [], recorded: [String] = []
@@ -59,16 +65,18 @@ package enum ProjectionStore {
             eventIDs.append(stream.id)
             eventUsers.append(stream.userID)
             eventTypes.append(appended.event.type)
-            eventData.append(try appended.event.encoded())
+            eventData.append(appended.json)
             eventVersions.append(Int32(appended.event.schemaVersion))
             if stream.kind == StreamKey.notificationKind { recorded.append(stream.id) }
         }
         let held = run.held
         let heldPositions = held.map(\.event.position), heldUsers = held.map(\.event.userID)
         let heldRequests = held.map(\.requestID), heldUntil = held.map(\.until.microsecondsSince1970)
-        let revisedIDs = run.revised.keys.map(\.string)
-        let revisedOutcomes = run.revised.values.map(\.name)
-        let revisedReasons = run.revised.values.map { $0.reason ?? "" }
+        let revisions = Array(run.revised)
+        let revisedIDs = revisions.map(\.key.string)
+        let revisedUsers = revisions.map { run.revisedUsers[$0.key] ?? "" }
+        let revisedOutcomes = revisions.map(\.value.name)
+        let revisedReasons = revisions.map { $0.value.reason ?? "" }
         let stashPositions = run.stashed.map(\.position), stashUsers = run.stashed.map(\.userID)
         let stashPayloads = try run.stashed.map(StashPayload.seal)
         guard rows.count > 0 || !eventKinds.isEmpty || !held.isEmpty || !revisedIDs.isEmpty
@@ -78,7 +86,7 @@ package enum ProjectionStore {
                 \(rows.kinds), \(rows.ids), \(rows.users), \(rows.states), \(rows.positions),
                 \(eventPositions), \(eventKinds), \(eventIDs), \(eventUsers), \(eventTypes), \(eventData), \(eventVersions),
                 \(heldPositions), \(heldUsers), \(heldRequests), \(heldUntil),
-                \(revisedIDs), \(revisedOutcomes), \(revisedReasons), \(recorded),
+                \(revisedIDs), \(revisedUsers), \(revisedOutcomes), \(revisedReasons), \(recorded),
                 \(stashPositions), \(stashUsers), \(stashPayloads), \(StashPayload.currentVersion)::integer, \(run.unstashed))
             """, logger: logger).drain()
     }

@@ -34,8 +34,10 @@ enum HandlerReportViews {
         return "coalesce(\(value), \(literal(missing))::\(column.type.rawValue)) as \(column.name)"
     }
 
+    /// A string literal that reads the same whatever `standard_conforming_strings` is: an
+    /// escape string with its backslashes and quotes doubled.
     static func literal(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+        "E'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "''") + "'"
     }
 
     /// Creates or re-creates the views of `handlers` whose definition changed; returns their names.
@@ -47,9 +49,13 @@ enum HandlerReportViews {
             let comment = "comment on view actiond.\(view.name) is \(literal(view.description))"
             let checksum = try await Migrator.checksum(of: sql + "\n" + comment, on: connection, logger: logger)
             let current = try await connection.query(
-                "SELECT handler, checksum FROM actiond.handler_views WHERE name = \(view.name)", logger: logger)
-                .collect().first?.decode((String, String).self)
-            if let current, current.1 == checksum { continue }
+                "SELECT handler, checksum, to_regclass('actiond.' || name) IS NOT NULL FROM actiond.handler_views WHERE name = \(view.name)",
+                logger: logger).collect().first?.decode((String, String, Bool).self)
+            if let current, current.1 == checksum, current.2 { continue }
+            if let current, current.0 != handler {
+                throw MigrationError(code: .statementFailed, migration: "view \(view.name)",
+                                     message: "actiond.\(view.name) is handler \(current.0)'s report view; handler \(handler) must name its view otherwise")
+            }
             try await connection.transaction(logger: logger) { connection in
                 let exists = try await connection.query(
                     "SELECT to_regclass('actiond.' || \(view.name)) IS NOT NULL", logger: logger).collect().first?.decode(Bool.self) ?? false

@@ -63,7 +63,7 @@ struct BatchProcessor: Sendable {
 
         let commitStart = clock.now
         let claimedUsers = Set(events.map { ExactString($0.userID) }).map(\.string)
-        try await ProjectionStore.write(run, catalog: handler.catalog, on: connection, logger: logger)
+        try await ProjectionStore.write(run, on: connection, logger: logger)
         try await WorkQueue.complete(finished: finished, retries: retries, claimedUsers: claimedUsers, on: connection, logger: logger)
         metrics.commitDuration.recordNanoseconds(commitStart.duration(to: clock.now).nanoseconds)
         for item in finished { metrics.record(item.outcome) }

@@ -5,11 +5,19 @@ import Foundation
 struct ProbeHandler: CategoryHandler {
     enum Event: HandlerEvent {
         case poked(by: String)
-        var name: String { "probe.poked" }
+        case named(String)
+        var name: String {
+            switch self {
+            case .poked: "probe.poked"
+            case .named(let name): name
+            }
+        }
     }
 
     var name = "probe"
     var stateKind = "probe"
+    var eventName = "probe.poked"
+    var sentDecision: Decision<Event> = .applied()
     var requiredPayloadKeys = ["PROBE_ID"]
     var settings: [HandlerSetting] = []
     var reportView: ReportView?
@@ -17,6 +25,7 @@ struct ProbeHandler: CategoryHandler {
     var decide: @Sendable (CheckedResponse) throws -> Decision<Event> = { .applied(.poked(by: $0.key.userID)) }
 
     func stateID(for notification: SentNotification) -> String? { notification["PROBE_ID"] }
+    func sent(_ notification: NewNotification, to state: Int?) -> Decision<Event> { sentDecision }
     func respond(_ response: CheckedResponse, to state: Int?, shared: Never?) throws -> Decision<Event> { try decide(response) }
     func apply(_ event: Event, to state: Int?, key: StateKey) -> Int { (state ?? 0) + 1 }
 }
@@ -40,8 +49,8 @@ struct ProbeRun {
         return LoggedEvent(position: position, id: id, type: type, userID: user, occurredAt: Fixtures.at(Double(position)), data: data, submittedAt: Fixtures.at(0))
     }
 
-    mutating func sent(_ id: String, user: String, request: String) -> LoggedEvent {
-        event(.notificationSent, id, user: user, data: #"{"request_id":"\#(request)","payload":{"aps":{"category":"PROBE"},"PROBE_ID":"p"}}"#)
+    mutating func sent(_ id: String, user: String, request: String, probe: String = "p") -> LoggedEvent {
+        event(.notificationSent, id, user: user, data: #"{"request_id":"\#(request)","payload":{"aps":{"category":"PROBE"},"PROBE_ID":"\#(probe)"}}"#)
     }
 
     mutating func poke(_ id: String, user: String, request: String) -> LoggedEvent {

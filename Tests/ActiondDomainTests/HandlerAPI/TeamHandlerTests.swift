@@ -56,3 +56,92 @@ struct TeamHandlerTests {
         #expect(run.failures.first?.error.contains("category PROBE uses handler order_ready, which this build does not have") == true)
     }
 }
+
+/// The review's hostile cases: each fails only the event that caused it.
+@Suite("Team handlers that misbehave")
+struct MisbehavingHandlerTests {
+    struct Boom: Error {}
+
+    /// A handler whose report cannot be encoded for one user (NaN).
+    struct RatioHandler: CategoryHandler {
+        enum Event: HandlerEvent {
+            case measured(Double)
+            var name: String { "ratio.measured" }
+        }
+        struct Report: Encodable, Sendable { var ratio: Double }
+        var name: String { "probe" }
+        var requiredPayloadKeys: [String] { ["PROBE_ID"] }
+        func stateID(for notification: SentNotification) -> String? { notification["PROBE_ID"] }
+        func respond(_ response: CheckedResponse, to state: Double?, shared: Never?) -> Decision<Event> {
+            .applied(.measured(response.key.userID == "nan" ? .nan : 1))
+        }
+        func apply(_ event: Event, to state: Double?, key: StateKey) -> Double {
+            switch event { case .measured(let value): value }
+        }
+        func report(_ state: Double) -> Report { Report(ratio: state) }
+    }
+
+    @Test func aStateItsHandlerCannotEncodeFailsOnlyThatEvent() async throws {
+        let handlers = try CategoryHandlers([RatioHandler()])
+        var probe = try ProbeRun(ProbeHandler())
+        probe.handler = DomainHandler(handlers: handlers)
+        probe.registry = try CategoryRegistry.parse(Data(ProbeRun.categories.utf8), handlers: handlers)
+        let events = [probe.sent("n-s", user: "nan", request: "n"), probe.sent("o-s", user: "ok", request: "o"),
+                      probe.poke("n-p", user: "nan", request: "n"), probe.poke("o-p", user: "ok", request: "o")]
+        let run = try await probe.run(events, attempts: 1)
+        #expect(run.finished.map { "\($0.event.id)=\($0.outcome.name)" } == ["n-s=applied", "o-s=applied", "n-p=dead", "o-p=applied"])
+        #expect(run.state.state(StreamKey("probe", "p", user: "nan"), as: Double.self) == nil, "nothing of the failed decision was applied")
+        #expect(run.state.document(StreamKey("probe", "p", user: "ok"))?.contains(#""ratio":1"#) == true)
+    }
+
+    @Test func aRevisionOfAnotherUsersEventFailsTheDecision() async throws {
+        var probe = try ProbeRun(ProbeHandler(decide: { response in
+            Decision(.applied, [], revised: [DeviceStamp(occurredAt: Fixtures.at(0), eventID: "b-s"): .rejected(reason: "stolen")])
+        }))
+        let run = try await probe.run([probe.sent("b-s", user: "bob", request: "b"), probe.sent("a-s", user: "ana", request: "a"),
+                                       probe.poke("a-p", user: "ana", request: "a")], attempts: 1)
+        #expect(run.finished.first { $0.event.id == "b-s" }?.outcome == .applied, "bob's outcome stands")
+        #expect(run.failures.first?.error.contains("another user's") == true)
+    }
+
+    @Test func anEventNameTheLogCannotHoldFailsTheEvent() async throws {
+        var probe = try ProbeRun(ProbeHandler(decide: { _ in .applied(.named("Probe Poked; drop")) }))
+        let run = try await probe.run([probe.sent("s", user: "ana", request: "r"), probe.poke("p", user: "ana", request: "r")], attempts: 1)
+        #expect(run.finished.map(\.outcome) == [.applied, .dead])
+        #expect(run.failures.first?.error.contains("an event's name") == true)
+    }
+
+    @Test func aStateIDNoIndexCanHoldFailsOnlyItsUser() async throws {
+        var probe = try ProbeRun(ProbeHandler())
+        let huge = String(repeating: "é", count: 2000)
+        let run = try await probe.run([probe.sent("h-s", user: "huge", request: "h", probe: huge), probe.sent("o-s", user: "ok", request: "o")], attempts: 1)
+        #expect(run.finished.map { "\($0.event.id)=\($0.outcome.name)" } == ["h-s=dead", "o-s=applied"])
+        #expect(run.failures.first?.error.contains("stateID must be at most 1000 bytes") == true)
+    }
+
+    @Test func aRowThisBuildCannotReadFailsOnlyTheEventsThatReadIt() async throws {
+        var probe = try ProbeRun(ProbeHandler())
+        let events = [probe.sent("a-s", user: "ana", request: "a"), probe.sent("b-s", user: "bob", request: "b")]
+        var state = WorkingSet(categories: probe.registry)
+        for event in events { for key in try probe.handler.streams(for: event, in: state) { state.load(key, nil) } }
+        state.markUnreadable(StreamKey("probe", "p", user: "ana"), error: "probe state stored with schema version 9")
+        let run = try await BatchRun.run(events, handler: probe.handler, state: state, retry: RetryPolicy(maxAttempts: 3), now: Fixtures.at(0))
+        #expect(run.finished.map(\.event.id) == ["b-s"])
+        #expect(run.failures.map(\.event.id) == ["a-s"] && run.failures.first?.error.contains("schema version 9") == true)
+    }
+
+    @Test func settingsTheCategoryOmitsTakeTheirDeclaredDefaults() async throws {
+        var probe = try ProbeRun(ProbeHandler(settings: [HandlerSetting("limit", default: 7)], decide: { response in
+            response.settings["limit"] == 7 ? .applied() : .rejected("wrong_default")
+        }))
+        let run = try await probe.run([probe.sent("s", user: "ana", request: "r"), probe.poke("p", user: "ana", request: "r")])
+        #expect(run.finished.map(\.outcome) == [.applied, .applied])
+    }
+
+    @Test func aRejectedNotificationRecordsNothing() async throws {
+        var probe = try ProbeRun(ProbeHandler(sentDecision: .rejected("not_ready")))
+        let run = try await probe.run([probe.sent("s", user: "ana", request: "r")])
+        #expect(run.finished.map(\.outcome) == [.rejected(reason: "not_ready")])
+        #expect(run.state.appended.isEmpty && run.state.notification("r") == nil)
+    }
+}

@@ -18,6 +18,10 @@ struct Simulation {
 
     /// Runs `events` as one batch.
     mutating func batch(_ events: [LoggedEvent], now: Date = Fixtures.at(0)) async throws -> BatchRun {
+        // Rows no earlier batch wrote do not exist yet; load them as the worker would.
+        for event in events + stash.values.joined() {
+            for key in (try? handler.streams(for: event, in: state)) ?? [] where !state.isLoaded(key) { state.load(key, nil) }
+        }
         let run = try await BatchRun.run(events, handler: handler, state: state, stash: stash, retry: RetryPolicy(maxAttempts: 1), now: now)
         state = run.state
         for finished in run.finished { outcomes[finished.event.id] = finished.outcome; held.remove(finished.event.id) }
@@ -34,6 +38,7 @@ struct Simulation {
                       data: String, now: Date = Fixtures.at(0)) async throws -> HandlerResult {
         position += 1
         let event = event(type, id, user: user, at: seconds, data: data)
+        for key in (try? handler.streams(for: event, in: state)) ?? [] where !state.isLoaded(key) { state.load(key, nil) }
         let result = try await handler.handle(event, in: state, now: now)
         let run = try await batch([event], now: now)
         if let failure = run.failures.first { throw SimulatedFailure(description: failure.error) }
