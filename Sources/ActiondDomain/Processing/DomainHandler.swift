@@ -34,11 +34,17 @@ package struct DomainHandler: EventHandler {
         }
     }
 
+    /// A response locks its notification's key too: recording a notification re-queues the
+    /// responses held for it, and a response is held when its notification is missing. With
+    /// both under one lock, a response of one user and the notification of another (answering
+    /// someone else's notification) cannot miss each other's uncommitted rows, which would
+    /// leave the response held until its window ends.
     package func sharedWrites(for event: LoggedEvent) throws -> [StreamKey] {
         switch try EventData.parse(event) {
         case .sent(let requestID, _): [.notification(requestID)]
+        case .response(let response): [.notification(response.requestID)]
         case .input(let type, let data): (try? sharedInput(type, data, event)).map { [$0.key] } ?? []
-        case .response, .protectedData: []
+        case .protectedData: []
         }
     }
 
