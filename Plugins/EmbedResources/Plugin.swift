@@ -1,7 +1,7 @@
 import Foundation
 import PackagePlugin
 
-/// Embeds the top-level `Schema/*.sql` files and `categories/default.json` into the target as
+/// Embeds `Schema/{migrations,functions,views,triggers}/*.sql` and `categories/default.json` into the target as
 /// Swift string literals, so the `actiond` binary carries its migrations and default
 /// categories and needs no files beside it at run time. (SwiftPM resources must live inside
 /// the target's folder; the contract keeps `Schema/` at the top level for DBAs to read.)
@@ -10,9 +10,13 @@ struct EmbedResources: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: any Target) async throws -> [Command] {
         let root = context.package.directoryURL
         let schema = root.appending(path: "Schema")
-        let sqlFiles = try FileManager.default.contentsOfDirectory(at: schema, includingPropertiesForKeys: nil)
-            .filter { $0.pathExtension == "sql" }
-            .sorted { $0.lastPathComponent < $1.lastPathComponent }
+        // Numbered table migrations, then one file per function, view and trigger.
+        var sqlFiles: [URL] = []
+        for folder in ["migrations", "functions", "views", "triggers"] {
+            sqlFiles += try FileManager.default.contentsOfDirectory(at: schema.appending(path: folder), includingPropertiesForKeys: nil)
+                .filter { $0.pathExtension == "sql" }
+                .sorted { $0.lastPathComponent < $1.lastPathComponent }
+        }
         let categories = root.appending(path: "categories").appending(path: "default.json")
         let output = context.pluginWorkDirectoryURL.appending(path: "EmbeddedResources.swift")
         let inputs = sqlFiles + [categories]

@@ -23,7 +23,9 @@ for path in arguments.dropFirst() {
     let url = URL(fileURLWithPath: path)
     let text = try String(contentsOf: url, encoding: .utf8)
     if url.pathExtension == "sql" {
-        schema.append("        (name: \"\(url.lastPathComponent)\", sql: \(literal(text))),")
+        // Named by folder and file: "migrations/001_baseline.sql", "functions/claim.sql".
+        let name = url.deletingLastPathComponent().lastPathComponent + "/" + url.lastPathComponent
+        schema.append("        (name: \"\(name)\", sql: \(literal(text))),")
     } else {
         categories = literal(text)
     }

@@ -50,11 +50,11 @@ struct MigratorTests {
     @Test func aChangedAppliedFileIsAClearError() async throws {
         try await TestDatabase.with { db in
             var changed = Migration.all
-            changed[1].sql += "\n-- edited after it was applied\n"
+            changed[0].sql += "\n-- edited after it was applied\n"
             let migrator = Migrator(client: db.client, logger: db.logger, migrations: changed)
             await #expect { try await migrator.migrate() } throws: { error in
                 let error = try #require(error as? MigrationError)
-                return error.code == .checksumMismatch && error.migration == changed[1].name
+                return error.code == .checksumMismatch && error.migration == changed[0].name
                     && error.description.contains("must not change")
             }
         }
@@ -80,6 +80,48 @@ struct MigratorTests {
             let recorded = try await db.scalar("SELECT count(*) FROM actiond.schema_migrations", as: Int.self)
             #expect(halfDoneIsAbsent)
             #expect(recorded == Migration.all.count)
+        }
+    }
+
+    @Test func aChangedFunctionFileIsAppliedAgainAndARemovedOneLeavesNothing() async throws {
+        try await TestDatabase.with { db in
+            #expect(try await Migrator(client: db.client, logger: db.logger).migrate().objects == 0, "all current")
+            var changed = SchemaObject.all
+            let index = try #require(changed.firstIndex { $0.path == "functions/latency_bucket_ms.sql" })
+            changed[index].sql = "create function actiond.latency_bucket_ms(bucket integer) returns double precision\nlanguage sql immutable as $$ select 42.0::double precision $$;"
+            changed.append(SchemaObject(kind: .functions, name: "probe_extra", sql: "create function actiond.probe_extra() returns integer language sql as $$ select 7 $$;"))
+            let report = try await Migrator(client: db.client, logger: db.logger, objects: changed).migrate()
+            #expect(report.objects == changed.count && report.applied.isEmpty)
+            #expect(try await db.scalar("SELECT actiond.latency_bucket_ms(3)", as: Double.self) == 42)
+            #expect(try await db.scalar("SELECT actiond.probe_extra()", as: Int.self) == 7)
+            // The triggers and views that depended on dropped functions are back.
+            #expect(try await db.scalar("SELECT count(*) FROM pg_trigger WHERE tgrelid = 'actiond.outcomes'::regclass AND NOT tgisinternal", as: Int.self) == 3)
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.current_categories", as: Int.self) == 4)
+
+            let restored = try await Migrator(client: db.client, logger: db.logger).migrate()
+            #expect(restored.objects == SchemaObject.all.count)
+            #expect(try await db.scalar("SELECT actiond.latency_bucket_ms(0)", as: Double.self) == 0.1)
+            #expect(try await db.scalar("SELECT to_regprocedure('actiond.probe_extra()') IS NULL", as: Bool.self), "a function without a file is gone")
+        }
+    }
+
+    @Test func aDatabaseOfTheEarlierLayoutIsRefusedAndNothingChanges() async throws {
+        try await TestDatabase.with(migrated: false) { db in
+            try await db.client.query("CREATE SCHEMA actiond", logger: db.logger).drain()
+            try await db.client.query("""
+                CREATE TABLE actiond.schema_migrations (version integer PRIMARY KEY, name text NOT NULL, checksum text NOT NULL,
+                                                        applied_at timestamptz NOT NULL DEFAULT now())
+                """, logger: db.logger).drain()
+            try await db.client.query("""
+                INSERT INTO actiond.schema_migrations (version, name, checksum)
+                VALUES (1, '001_event_log.sql', 'x'), (2, '002_category_registry.sql', 'y')
+                """, logger: db.logger).drain()
+            await #expect { try await Migrator(client: db.client, logger: db.logger).migrate() } throws: { error in
+                let error = try #require(error as? MigrationError)
+                return error.code == .earlierLayout && error.description.contains("earlier layout") && error.description.contains("Use a new database")
+            }
+            #expect(try await db.scalar("SELECT to_regclass('actiond.events') IS NULL", as: Bool.self))
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.schema_migrations", as: Int.self) == 2)
         }
     }
 }

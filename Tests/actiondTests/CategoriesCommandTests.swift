@@ -75,7 +75,7 @@ struct CategoriesCommandTests {
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             #expect(runs.allSatisfy { $0.status == 0 }, "\(runs.map(\.standardError))")
-            #expect(runs.filter { $0.standardOutput.contains("applied 001_event_log.sql") }.count == 1)
+            #expect(runs.filter { $0.standardOutput.contains("applied 001_baseline.sql") }.count == 1)
             #expect(runs.filter { $0.standardOutput.contains("schema up to date") }.count == 1)
             #expect(try await db.scalar("SELECT count(*) FROM actiond.category_versions", as: Int.self) == 1)
         }

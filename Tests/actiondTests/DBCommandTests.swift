@@ -27,7 +27,7 @@ struct DBCommandTests {
 
         // With no DATABASE_URL, a command uses (and migrates) the embedded cluster.
         let migrate = try await run(["migrate", "--data-dir", directory])
-        #expect(migrate.status == 0 && migrate.standardOutput.contains("applied 005_submit.sql"), "\(migrate.standardOutput)\(migrate.standardError)")
+        #expect(migrate.status == 0 && migrate.standardOutput.contains("applied 001_baseline.sql"), "\(migrate.standardOutput)\(migrate.standardError)")
 
         #expect(try await run(["db", "stop", "--data-dir", directory]).standardOutput.contains("stopped"))
         #expect(try await run(["db", "status", "--data-dir", directory]).status == 3)

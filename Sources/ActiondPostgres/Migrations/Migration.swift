@@ -1,8 +1,9 @@
-/// One numbered schema file (`Schema/NNN_name.sql`), embedded into the binary at build time.
+/// One numbered table migration (`Schema/migrations/NNN_name.sql`), embedded into the binary
+/// at build time. Applied once; its text must never change afterwards.
 package struct Migration: Sendable, Hashable {
     /// The number before the first underscore: migrations apply in this order, each once.
     package var version: Int
-    /// The file name, e.g. `001_event_log.sql`.
+    /// The file name, e.g. `001_baseline.sql`.
     package var name: String
     package var sql: String
 
@@ -13,11 +14,50 @@ package struct Migration: Sendable, Hashable {
     }
 
     /// The migrations this build ships, in order.
-    package static let all: [Migration] = EmbeddedResources.schemaFiles.map { file in
+    package static let all: [Migration] = EmbeddedResources.schemaFiles.compactMap { file in
+        guard file.name.hasPrefix("migrations/") else { return nil }
+        let name = String(file.name.dropFirst("migrations/".count))
         // File names are checked by a test: three digits, an underscore, a name.
-        Migration(version: Int(file.name.prefix { $0.isNumber }) ?? 0, name: file.name, sql: file.sql)
+        return Migration(version: Int(name.prefix { $0.isNumber }) ?? 0, name: name, sql: file.sql)
     }.sorted { $0.version < $1.version }
 
     /// Statements in file order, for PostgresNIO's one-statement-per-query protocol.
     package var statements: [String] { SQLStatementSplitter.split(sql) }
+}
+
+/// A function, view or trigger (`Schema/functions/NAME.sql`, `Schema/views/NAME.sql`,
+/// `Schema/triggers/NAME.sql`): the one current definition of the object, re-applied by
+/// `actiond migrate` whenever any of these files changes.
+package struct SchemaObject: Sendable, Hashable {
+    package enum Kind: String, Sendable, Hashable, CaseIterable {
+        // In the order they are created: views call functions, triggers name functions.
+        case functions, views, triggers
+    }
+
+    package var kind: Kind
+    /// The object's name: its file name without `.sql`.
+    package var name: String
+    package var sql: String
+
+    package init(kind: Kind, name: String, sql: String) {
+        self.kind = kind
+        self.name = name
+        self.sql = sql
+    }
+
+    /// `functions/claim.sql`: how it is recorded in `actiond.schema_objects`.
+    package var path: String { "\(kind.rawValue)/\(name).sql" }
+
+    /// The objects this build ships: functions, then views, then triggers, each by name.
+    package static let all: [SchemaObject] = EmbeddedResources.schemaFiles.compactMap { file -> SchemaObject? in
+        let parts = file.name.split(separator: "/", maxSplits: 1)
+        guard parts.count == 2, let kind = Kind(rawValue: String(parts[0])) else { return nil }
+        return SchemaObject(kind: kind, name: String(parts[1].dropLast(".sql".count)), sql: file.sql)
+    }.sorted { ($0.kind.order, $0.name) < ($1.kind.order, $1.name) }
+
+    package var statements: [String] { SQLStatementSplitter.split(sql) }
+}
+
+extension SchemaObject.Kind {
+    var order: Int { Self.allCases.firstIndex(of: self)! }
 }

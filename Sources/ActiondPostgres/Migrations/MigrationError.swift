@@ -5,6 +5,8 @@ package struct MigrationError: Error, Sendable, CustomStringConvertible {
         case checksumMismatch = "checksum_mismatch"
         /// The database has a migration this build does not know (a newer actiond migrated it).
         case unknownMigration = "unknown_migration"
+        /// The database was migrated by the schema layout before the baseline.
+        case earlierLayout = "earlier_layout"
         /// A statement failed.
         case statementFailed = "statement_failed"
     }

@@ -3,10 +3,17 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// Applies the embedded `Schema/NNN_name.sql` files in order, each once, in its own
-/// transaction, recording a checksum of each. Runs under a session advisory lock, so any
-/// number of `actiond migrate` (or workers starting up) can run at once: one migrates, the
-/// others wait and then find nothing to do.
+/// Brings a database to this build's schema, under a session advisory lock (so any number of
+/// `actiond migrate`, or workers starting up, can run at once: one migrates, the others wait
+/// and then find nothing to do):
+///
+/// 1. the numbered table migrations (`Schema/migrations`), in order, each once, in its own
+///    transaction, with a checksum that must never change afterwards;
+/// 2. the functions, views and triggers (`Schema/functions`, `views`, `triggers`): when any
+///    file differs from what the database last applied, all of them are dropped and created
+///    again in one transaction, so each object has exactly its one file's definition and an
+///    object whose file was removed is gone;
+/// 3. the default categories on a fresh database, and the handlers' report views.
 package struct Migrator: Sendable {
     /// What one run did.
     package struct Report: Sendable, Equatable {
@@ -18,6 +25,8 @@ package struct Migrator: Sendable {
         package var loadedDefaultCategories: Int?
         /// Handlers' report views created or re-created by this run.
         package var views: [String] = []
+        /// How many functions, views and triggers this run applied (0: all were current).
+        package var objects: Int = 0
     }
 
     /// Key of the advisory lock that serialises migrations in one database.
@@ -26,12 +35,15 @@ package struct Migrator: Sendable {
     let client: PostgresClient
     let logger: Logger
     let migrations: [Migration]
+    let objects: [SchemaObject]
     let handlers: CategoryHandlers
 
-    package init(client: PostgresClient, logger: Logger, migrations: [Migration] = Migration.all, handlers: CategoryHandlers = .builtIn) {
+    package init(client: PostgresClient, logger: Logger, migrations: [Migration] = Migration.all,
+                 objects: [SchemaObject] = SchemaObject.all, handlers: CategoryHandlers = .builtIn) {
         self.client = client
         self.logger = logger
         self.migrations = migrations
+        self.objects = objects
         self.handlers = handlers
     }
 
@@ -65,6 +77,14 @@ package struct Migrator: Sendable {
             "SELECT version, name, checksum FROM actiond.schema_migrations", logger: logger)
         for try await (version, name, checksum) in rows.decode((Int, String, String).self) {
             recorded[version] = (name, checksum)
+        }
+        // A database migrated by the layout before the baseline (001_event_log.sql …
+        // 018_handler_api.sql): refused before anything is applied.
+        let names = Set(migrations.map(\.name)), shipped = Set(migrations.map(\.version))
+        if let version = recorded.keys.sorted().first(where: { shipped.contains($0) && !names.contains(recorded[$0]!.name) }) {
+            throw MigrationError(
+                code: .earlierLayout, migration: recorded[version]!.name,
+                message: "this database was migrated by an earlier layout of actiond's schema (\(recorded.values.map(\.name).sorted().joined(separator: ", "))), which this build replaced with one baseline; nothing was changed. Use a new database (DATABASE_URL, or --data-dir for the embedded cluster) and submit the events again, or keep the earlier build for this one")
         }
         let known = Set(migrations.map(\.version))
         if let unknown = recorded.keys.sorted().first(where: { !known.contains($0) }) {
@@ -102,6 +122,8 @@ package struct Migrator: Sendable {
             report.applied.append(migration.name)
         }
 
+        report.objects = try await applyObjects(on: connection)
+
         let versions = try await connection.query("SELECT count(*) FROM actiond.category_versions", logger: logger)
             .collect().first?.decode(Int.self) ?? 0
         if versions == 0 {
@@ -111,6 +133,62 @@ package struct Migrator: Sendable {
         }
         report.views = try await HandlerReportViews.install(handlers, on: connection, logger: logger)
         return report
+    }
+
+    /// Re-applies every function, view and trigger when any file differs from what the
+    /// database recorded; returns how many objects were applied (0: all were current).
+    private func applyObjects(on connection: PostgresConnection) async throws -> Int {
+        try await connection.query("""
+            CREATE TABLE IF NOT EXISTS actiond.schema_objects (
+                path       text        PRIMARY KEY,
+                checksum   text        NOT NULL,
+                applied_at timestamptz NOT NULL DEFAULT now()
+            )
+            """, logger: logger).drain()
+        let checksums = try await connection.query(
+            "SELECT encode(sha256(convert_to(t, 'UTF8')), 'hex') FROM unnest(\(objects.map(\.sql))::text[]) WITH ORDINALITY AS f(t, n) ORDER BY n",
+            logger: logger).collect().map { try $0.decode(String.self) }
+        var recorded: [String: String] = [:]
+        let rows = try await connection.query("SELECT path, checksum FROM actiond.schema_objects", logger: logger)
+        for try await (path, checksum) in rows.decode((String, String).self) { recorded[path] = checksum }
+        let wanted = Dictionary(uniqueKeysWithValues: zip(objects.map(\.path), checksums))
+        if recorded == wanted { return 0 }
+        logger.info("applying functions, views and triggers", metadata: ["objects": "\(objects.count)"])
+        try await connection.transaction(logger: logger) { connection in
+            // Bodies refer to each other in any order; each is checked when it first runs.
+            try await connection.query("SET LOCAL check_function_bodies = off", logger: logger).drain()
+            // Every function of the schema goes (with the triggers and views that use it), so
+            // a function whose file was removed or whose signature changed leaves nothing behind.
+            try await connection.query("""
+                DO $drop$
+                DECLARE f regprocedure;
+                BEGIN
+                    FOR f IN SELECT p.oid::regprocedure FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+                             WHERE n.nspname = 'actiond' LOOP
+                        EXECUTE format('DROP FUNCTION IF EXISTS %s CASCADE', f);
+                    END LOOP;
+                END
+                $drop$
+                """, logger: logger).drain()
+            for object in objects where object.kind == .views {
+                try await connection.query(PostgresQuery(unsafeSQL: "DROP VIEW IF EXISTS actiond.\(object.name) CASCADE"), logger: logger).drain()
+            }
+            for object in objects {
+                for statement in object.statements {
+                    do {
+                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).drain()
+                    } catch {
+                        throw MigrationError(code: .statementFailed, migration: object.path, message: String(reflecting: error))
+                    }
+                }
+            }
+            try await connection.query("DELETE FROM actiond.schema_objects", logger: logger).drain()
+            try await connection.query("""
+                INSERT INTO actiond.schema_objects (path, checksum)
+                SELECT * FROM unnest(\(objects.map(\.path))::text[], \(checksums)::text[])
+                """, logger: logger).drain()
+        }
+        return objects.count
     }
 
     /// SHA-256 of the file's text, computed by the server (no crypto dependency needed).

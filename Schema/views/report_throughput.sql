@@ -1,4 +1,4 @@
--- 011 · report_throughput: how many decisions per minute, by outcome, over the last hour?
+-- report_throughput: how many decisions per minute, by outcome, over the last hour?
 -- One row per clock minute of the last 60 (zeros included), newest first. A decision is an
 -- outcome recorded or changed (a stash integrated counts as applied in the minute it was).
 -- Reads the per-minute counters (009), never the log.

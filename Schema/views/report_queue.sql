@@ -1,4 +1,4 @@
--- 010 · report_queue: how much is waiting, in which state, and for how long?
+-- report_queue: how much is waiting, in which state, and for how long?
 -- One row per status, always all five (0 events when none):
 --   queued    events waiting for a worker (their user is due)
 --   retrying  events waiting out a backoff after a handler failure, with their users' later events

@@ -1,4 +1,4 @@
--- 013 · report_outcomes: what became of the events, by category and action?
+-- report_outcomes: what became of the events, by category and action?
 -- "Did the Declines reach the meetings?": events per (category, action, outcome, reason),
 -- all time. category is the category of the notification sent or answered (null for events
 -- that have none); action is the response's action, or the event type for other events.

@@ -1,4 +1,4 @@
--- 014 · report_dead_letters: which events did a handler keep failing on, and why?
+-- report_dead_letters: which events did a handler keep failing on, and why?
 -- Dead events not discarded, oldest first, with the handler's last error. Retry them with
 -- `actiond dead-letters retry ID|--all`. Reads the partial index on dead outcomes.
 create view actiond.report_dead_letters as

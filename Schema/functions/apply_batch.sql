@@ -1,47 +1,8 @@
--- 018 · The handler API: any handler's state, its own report view.
---
--- Projection kinds are no longer a fixed list: each handler of the build declares the kinds
--- of its state (`CategoryHandler.stateKind`, `sharedKind`), and actiond's own are
--- 'notification' and 'protected_data'. Every projection document carries its schema
--- version (`{"report": …, "state": …, "version": N}`), and every domain event its own
--- (one batch writes events of several handlers).
---
--- Report views of handlers are generated from their declarations (`ReportView`) and
--- installed by `actiond migrate` after the numbered files, re-created when a declaration
--- changes; actiond.handler_views records which. The three views of 015-017 become the
--- built-in handlers' views.
-
-alter table actiond.projections drop constraint if exists projections_kind_check;
-alter table actiond.projections_rebuild drop constraint if exists projections_rebuild_kind_check;
-alter table actiond.projections_rebuild drop constraint if exists projections_kind_check;
-
-drop view actiond.report_invitations;
-drop view actiond.report_timers;
-drop view actiond.report_threads;
-
--- report_threads now reads every figure from the report part; rows written before read
--- replies and the read marker from the state part.
-update actiond.projections
-set state = jsonb_set(state, '{report}', (state -> 'report')
-            || jsonb_strip_nulls(jsonb_build_object('replies', state #> '{state,replies}',
-                                                    'lastReadMessageID', state #> '{state,lastReadMessageID}')))
-where kind = 'thread';
-
-create table actiond.handler_views (
-    name         text        primary key,   -- the view, in schema actiond
-    handler      text        not null,      -- the handler that declares it
-    checksum     text        not null,      -- sha256 of the generated definition
-    installed_at timestamptz not null default now()
-);
-
-comment on table actiond.handler_views is
-    'Report views generated from handlers'' declarations by actiond migrate.';
-
--- apply_batch (007) with one schema version per domain event, and revisions that touch
--- only the revising user's responses (a handler's revision names an event by id).
-drop function actiond.apply_batch(text[], text[], text[], text[], bigint[], bigint[], text[], text[], text[], text[], text[],
-                                  integer, bigint[], text[], text[], bigint[], text[], text[], text[], text[], bigint[], text[],
-                                  text[], integer, bigint[]);
+-- Writes what a batch's handlers decided, before `complete` records the outcomes: the
+-- changed projection rows, the domain events in order (each with its handler's schema
+-- version), held responses, revised outcomes of earlier events (revisions and integrated
+-- stash entries: only the revising user's responses), stash entries added and integrated,
+-- and re-queues the held responses of the notifications recorded now.
 create function actiond.apply_batch(
     row_kinds        text[],  row_ids   text[],  row_users text[],  row_states text[],  row_positions bigint[],
     event_positions  bigint[], event_kinds text[], event_ids text[], event_users text[],

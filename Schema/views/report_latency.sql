@@ -1,4 +1,4 @@
--- 012 · report_latency: how long from submit to outcome, typically and at worst?
+-- report_latency: how long from submit to outcome, typically and at worst?
 -- Percentiles of the time from an event's submit to its first outcome (a stashed event's
 -- first outcome is 'stashed'), for three windows:
 --   last_minute  the current and the previous clock minute

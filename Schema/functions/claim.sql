@@ -1,0 +1,57 @@
+-- Locks up to `max_users` users whose turn it is (SKIP LOCKED: never waits for another
+-- worker) and returns their oldest pending events in position order: about `max_events`
+-- in all, shared evenly between the users claimed. Also takes the rebuild lock shared
+-- (see rebuild_lock_key), returns the current category version on each row, so the worker
+-- knows whether its copy of the registry is still current, and the database's clock, which
+-- hold windows are measured on (submitted_at is the database's clock too).
+--
+-- A worker transaction is: BEGIN; claim(); apply the handlers' effects; complete(); COMMIT.
+-- Everything commits together or not at all, so an event's effects and its outcome are
+-- recorded exactly once, whatever happens to the worker.
+--
+-- Two statements on purpose. The lock is taken by the first; the events are read by the
+-- second, whose snapshot is taken after the lock was granted. Read in the same statement,
+-- the events would come from a snapshot older than the lock: a user released by a worker
+-- that committed in between would show events that worker already processed and deleted,
+-- and they would be handled a second time, out of order.
+create function actiond.claim(max_users bigint, max_events bigint)
+returns table ("position" bigint, user_id text, attempts integer, id text, type text,
+               occurred_at timestamptz, data text, submitted_at timestamptz, category_version integer,
+               database_now timestamptz)
+language plpgsql volatile as $$
+declare
+    claimed text[];
+    per_user bigint;
+    version integer;
+begin
+    perform pg_advisory_xact_lock_shared(actiond.rebuild_lock_key());
+    select array_agg(u.user_id) into claimed
+    from (
+        select uq.user_id
+        from actiond.user_queues uq
+        where uq.run_at <= now()
+        order by uq.run_at
+        limit max_users
+        for update skip locked
+    ) u;
+    if claimed is null then
+        return;
+    end if;
+    per_user := greatest(1, max_events / cardinality(claimed));
+    version := actiond.current_category_version();
+
+    -- A second statement: its snapshot is taken after the locks were granted (see claim.sql).
+    return query
+    select q.position, q.user_id, q.attempts, e.id, e.type, e.occurred_at, e.data::text, e.submitted_at, version, clock_timestamp()
+    from unnest(claimed) as u(user_id)
+    cross join lateral (
+        select qq.position, qq.user_id, qq.attempts
+        from actiond.queue qq
+        where qq.user_id = u.user_id
+        order by qq.position
+        limit per_user
+    ) q
+    join actiond.events e on e.position = q.position
+    order by q.position;
+end
+$$;

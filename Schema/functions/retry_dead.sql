@@ -1,0 +1,26 @@
+-- Puts dead events back in their users' queues (dead-letters retry). `positions` null: all.
+-- Returns the positions re-queued.
+create function actiond.retry_dead(positions bigint[])
+returns setof bigint
+language plpgsql volatile as $$
+begin
+    return query
+    with dead as (
+        delete from actiond.outcomes o
+        where o.outcome = 'dead' and o.discarded_at is null
+          and (positions is null or o.position = any(positions))
+        returning o.position, o.attempts, o.last_error
+    ), queued as (
+        insert into actiond.queue (position, user_id, attempts, last_error)
+        select d.position, e.user_id, 0, d.last_error
+        from dead d join actiond.events e on e.position = d.position
+        returning queue.position, queue.user_id
+    ), users as (
+        insert into actiond.user_queues as uq (user_id)
+        select distinct q.user_id from queued q order by 1
+        on conflict (user_id) do update set user_id = excluded.user_id  -- a user in backoff stays in backoff
+    )
+    select q.position from queued q order by q.position;
+    perform pg_notify('actiond_wakeup', '');
+end
+$$;

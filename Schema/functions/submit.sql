@@ -1,0 +1,17 @@
+-- One event, in the caller's transaction: {"status":"accepted"|"duplicate","position":N},
+-- or an error with SQLSTATE class 22 or 23 naming the field. Goes through submit_many.
+create function actiond.submit(event jsonb) returns jsonb
+language plpgsql volatile as $$
+declare
+    result record;
+begin
+    select * into result from actiond.submit_many(array[event]);
+    if result.status = 'refused' then
+        raise exception using errcode = result.error_code, message = result.error_message;
+    end if;
+    return jsonb_build_object('status', result.status, 'position', result.position);
+end
+$$;
+
+comment on function actiond.submit(jsonb) is
+    'Submit one event in the caller''s transaction: {"status":"accepted"|"duplicate","position":N}, or an error naming the field.';

@@ -1,0 +1,10 @@
+-- Rows folded by `actiond rebuild`, written into projections_rebuild.
+create function actiond.write_rebuilt_rows(kinds text[], ids text[], users text[], states text[], positions bigint[])
+returns void
+language sql volatile as $$
+    insert into actiond.projections_rebuild as p (kind, stream_id, user_id, state, last_position)
+    select r.kind, r.id, r.usr, r.state::jsonb, r.pos
+    from unnest(kinds, ids, users, states, positions) as r(kind, id, usr, state, pos)
+    on conflict (kind, stream_id, user_id) do update
+        set state = excluded.state, last_position = excluded.last_position
+$$;
