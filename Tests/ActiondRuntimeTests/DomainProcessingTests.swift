@@ -13,7 +13,7 @@ import Testing
 struct DomainProcessingTests {
     static func drain(_ db: TestDatabase, holdWindow: Duration = .seconds(600), concurrency: Int = 4, batchSize: Int = 50) async throws {
         let configuration = WorkerConfiguration(concurrency: concurrency, batchSize: batchSize, drain: true)
-        try await WorkerPool(client: db.client, handler: DomainHandler(rules: ResponseRules(holdWindow: holdWindow)),
+        try await Workers(client: db.client, handler: DomainHandler(rules: ResponseRules(holdWindow: holdWindow)),
                              configuration: configuration, logger: db.logger).run()
     }
 
@@ -105,7 +105,7 @@ struct DomainProcessingTests {
         try await TestDatabase.with { db in
             try await Self.submit([Line.respond("orphan", request: "never-sent", action: "ACCEPT_ACTION")], to: db)
             let configuration = WorkerConfiguration(concurrency: 2, batchSize: 10, pollInterval: .seconds(30))
-            let pool = WorkerPool(client: db.client, handler: DomainHandler(rules: ResponseRules(holdWindow: .milliseconds(300))),
+            let pool = Workers(client: db.client, handler: DomainHandler(rules: ResponseRules(holdWindow: .milliseconds(300))),
                                   configuration: configuration, logger: db.logger)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await pool.run() }

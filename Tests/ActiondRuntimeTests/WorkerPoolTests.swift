@@ -13,7 +13,7 @@ struct WorkerPoolTests {
     static func drain(_ db: TestDatabase, handler: any EventHandler, concurrency: Int = 4, batchSize: Int = 50,
                       retry: RetryPolicy = RetryPolicy()) async throws {
         let configuration = WorkerConfiguration(concurrency: concurrency, batchSize: batchSize, drain: true, retry: retry)
-        try await WorkerPool(client: db.client, handler: handler, configuration: configuration, logger: db.logger).run()
+        try await Workers(client: db.client, handler: handler, configuration: configuration, logger: db.logger).run()
     }
 
     @Test func fourWorkersKeepEachUsersOrderAndNeverOverlapAUser() async throws {
@@ -85,9 +85,9 @@ struct WorkerPoolTests {
     @Test func anIdleWorkerWakesOnSubmitLongBeforeItsPollInterval() async throws {
         try await TestDatabase.with { db in
             let handler = CheckingHandler()
-            let pool = WorkerPool(client: db.client, handler: handler,
+            let workers = Workers(client: db.client, handler: handler,
                                   configuration: WorkerConfiguration(concurrency: 2, pollInterval: .seconds(30)), logger: db.logger)
-            let group = ServiceGroup(services: [pool], logger: db.logger)
+            let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: workers.serviceConfigurations, logger: db.logger))
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }
                 try await Task.sleep(for: .seconds(1))  // idle, listening

@@ -57,7 +57,7 @@ struct DemoCommand: AsyncParsableCommand {
                 var quiet = logger  // the progress bar says what the workers' notices would
                 quiet.logLevel = max(logger.logLevel, .warning)
                 group.addTask { [quiet] in
-                    try await WorkerPool(client: client, handler: DomainHandler(handlers: Installed.handlers), configuration: WorkerConfiguration(concurrency: 4, drain: true), logger: quiet).run()
+                    try await Workers(client: client, handler: DomainHandler(handlers: Installed.handlers), configuration: WorkerConfiguration(concurrency: 4, drain: true), logger: quiet).run()
                 }
                 group.addTask {
                     while !Task.isCancelled {

@@ -4,7 +4,7 @@ import Logging
 import PostgresNIO
 
 /// Reads and writes the projection rows and domain events of a worker batch
-/// (007_projections.sql), inside the batch's transaction.
+/// (Schema/functions: lock_streams, load_streams, load_stash, apply_batch), inside the batch's transaction.
 package enum ProjectionStore {
     /// Locks shared streams the batch may write, until the transaction ends.
     package static func lock(_ keys: [StreamKey], on connection: PostgresConnection, logger: Logger) async throws {

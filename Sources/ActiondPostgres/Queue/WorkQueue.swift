@@ -3,7 +3,7 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// The queue side of the schema (006_worker_queue.sql): claiming batches, completing them,
+/// The queue side of the schema (Schema/functions: claim, complete, retry_dead, discard_dead): claiming batches, completing them,
 /// dead letters, and the figures workers report.
 package enum WorkQueue {
     /// A finished event's outcome.

@@ -20,6 +20,8 @@ package struct WorkerConfiguration: Sendable, Hashable {
     package var sampleInterval: Duration = .seconds(10)
     /// How often held responses past their window are released.
     package var holdSweepInterval: Duration = .seconds(1)
+    /// How often per-minute report counters older than two days are dropped.
+    package var pruneInterval: Duration = .seconds(300)
 
     package init() {}
 

@@ -6,8 +6,8 @@ import Metrics
 import PostgresNIO
 import ServiceLifecycle
 
-/// The workers: `concurrency` loops that claim and process batches, a wake-up listener and a
-/// metrics sampler. Runs as a swift-service-lifecycle `Service`: on graceful shutdown
+/// The batch loops: `concurrency` loops that claim and process batches, woken by the
+/// listener's signals. A swift-service-lifecycle `Service`: on graceful shutdown
 /// (SIGTERM/SIGINT) it stops claiming and lets in-flight batches commit; if the group's
 /// grace period runs out first, cancellation rolls them back. Nothing is lost either way.
 package struct WorkerPool: Service {
@@ -16,40 +16,32 @@ package struct WorkerPool: Service {
     let configuration: WorkerConfiguration
     let logger: Logger
     let metrics: WorkerMetrics
+    let signals: WorkerSignals
     let categories = CategoryCache()
 
-    /// `metricsFactory`: where the metrics go; by default the bootstrapped metrics system.
-    package init(client: PostgresClient, handler: any EventHandler = DomainHandler(),
-                configuration: WorkerConfiguration = WorkerConfiguration(), logger: Logger,
-                metricsFactory: (any MetricsFactory)? = nil) {
+    init(client: PostgresClient, handler: any EventHandler, configuration: WorkerConfiguration, metrics: WorkerMetrics,
+         signals: WorkerSignals, logger: Logger) {
         self.client = client
         self.handler = handler
         self.configuration = configuration
+        self.metrics = metrics
+        self.signals = signals
         self.logger = logger
-        self.metrics = metricsFactory.map { WorkerMetrics(factory: $0) } ?? WorkerMetrics()
     }
 
     package func run() async throws {
-        let signals = WorkerSignals()
         try await withGracefulShutdownHandler {
-            try await withThrowingTaskGroup(of: Void.self) { background in
-                background.addTask { await WakeUpListener(client: client, signals: signals, logger: logger).run() }
-                background.addTask { await sampleQueue() }
-                background.addTask { await releaseExpiredHolds() }
-                defer { background.cancelAll() }
-                try await withThrowingTaskGroup(of: Void.self) { loops in
-                    for index in 0..<configuration.concurrency {
-                        loops.addTask { try await loop(index, signals: signals) }
-                    }
-                    try await loops.waitForAll()
+            try await withThrowingTaskGroup(of: Void.self) { loops in
+                for index in 0..<configuration.concurrency {
+                    loops.addTask { try await loop(index, signals: signals) }
                 }
+                try await loops.waitForAll()
             }
-        } onGracefulShutdown: {
+        } onGracefulShutdown: { [signals] in
             signals.stop()
         }
         logger.notice("workers stopped")
     }
-
     private func loop(_ index: Int, signals: WorkerSignals) async throws {
         var logger = logger
         logger[metadataKey: LogKey.worker] = "\(index)"
@@ -84,42 +76,6 @@ package struct WorkerPool: Service {
                 do { try await Task.sleep(for: errorDelay) } catch { return }
                 errorDelay = min(errorDelay * 2, .seconds(5))
             }
-        }
-    }
-
-    /// The hold sweeper: responses held past their window go back to the queue, to be
-    /// rejected unknown_notification. Any number of workers may sweep at once (SKIP LOCKED).
-    private func releaseExpiredHolds() async {
-        var sweeps = 0
-        while !Task.isCancelled {
-            sweeps += 1
-            if sweeps % 300 == 1 {  // now and then: per-minute report counters older than two days
-                try? await client.withConnection { connection in
-                    try await connection.failingWhenClosed(closeOnCancel: false) { [logger] in
-                        try await ReportStore.pruneMinutes(on: connection, logger: logger)
-                    }
-                }
-            }
-            let released = try? await client.withConnection { connection in
-                try await connection.failingWhenClosed(closeOnCancel: false) { [logger] in
-                    try await ProjectionStore.releaseExpiredHolds(on: connection, logger: logger)
-                }
-            }
-            if let released, released > 0 { logger.info("held responses released after their window", metadata: [LogKey.events: "\(released)"]) }
-            do { try await Task.sleep(for: configuration.holdSweepInterval) } catch { return }
-        }
-    }
-
-    private func sampleQueue() async {
-        while !Task.isCancelled {
-            let depth = try? await client.withConnection { connection in
-                try await connection.failingWhenClosed(closeOnCancel: false) { [logger] in try await WorkQueue.depth(on: connection, logger: logger) }
-            }
-            if let depth {
-                metrics.queueDepth.record(depth.events)
-                metrics.oldestPendingAge.record(depth.oldestAgeSeconds)
-            }
-            do { try await Task.sleep(for: configuration.sampleInterval) } catch { return }
         }
     }
 }

@@ -5,8 +5,8 @@ import PostgresNIO
 import ServiceLifecycle
 import UnixSignals
 
-/// Runs the workers as `actiond work` does: migrate, then the connection pool and the worker
-/// pool in a ServiceGroup that shuts down gracefully on SIGTERM or SIGINT.
+/// Runs the workers as `actiond work` does: migrate, then the connection pool and the
+/// workers' services (`Workers`) in a ServiceGroup that shuts down gracefully on SIGTERM or SIGINT.
 package enum WorkerRunner {
     package static func run(
         database: DatabaseOptions,
@@ -22,13 +22,11 @@ package enum WorkerRunner {
         }
         let client = PostgresClient(configuration: clientConfiguration(url, concurrency: configuration.concurrency),
                                     backgroundLogger: logger)
-        let pool = WorkerPool(client: client, handler: DomainHandler(handlers: handlers, rules: rules), configuration: configuration, logger: logger)
+        let workers = Workers(client: client, handler: DomainHandler(handlers: handlers, rules: rules), configuration: configuration, logger: logger)
         var group = ServiceGroupConfiguration(
-            services: [
-                .init(service: client),
-                // When the pool returns (--drain), the whole group shuts down.
-                .init(service: pool, successTerminationBehavior: .gracefullyShutdownGroup),
-            ],
+            // The connection pool first, so it is shut down last; when the worker pool returns
+            // (--drain), the whole group shuts down.
+            services: [.init(service: client)] + workers.serviceConfigurations,
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger)
         group.maximumGracefulShutdownDuration = shutdownGrace

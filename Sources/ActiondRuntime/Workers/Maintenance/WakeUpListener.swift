@@ -1,19 +1,24 @@
 import ActiondPostgres
 import Logging
 import PostgresNIO
+import ServiceLifecycle
 
 /// LISTENs on `actiond_wakeup` (notified by submit at commit) and wakes idle workers.
 /// Reconnects with backoff when the connection drops; wakes everyone after each (re)connect,
 /// since notifications sent while disconnected are lost. Polling remains the fallback.
-struct WakeUpListener: Sendable {
+package struct WakeUpListener: Service {
     static let channel = "actiond_wakeup"
 
     let client: PostgresClient
     let signals: WorkerSignals
     let logger: Logger
 
-    /// Runs until cancelled.
-    func run() async {
+    /// Runs until cancelled or a graceful shutdown.
+    package func run() async {
+        await cancelWhenGracefulShutdown { [self] in await listen() }
+    }
+
+    private func listen() async {
         var delay = Duration.milliseconds(100)
         while !Task.isCancelled {
             let connected = ContinuousClock.now

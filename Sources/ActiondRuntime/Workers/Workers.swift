@@ -1,0 +1,46 @@
+import ActiondDomain
+import ActiondPostgres
+import CoreMetrics
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+
+/// A worker process's services, one job each: the wake-up listener, the hold sweeper, the
+/// report counter pruner, the queue sampler, and the pool of batch loops. `actiond work`
+/// runs them in its ServiceGroup beside the connection pool.
+package struct Workers: Sendable {
+    package let listener: WakeUpListener
+    package let sweeper: HoldSweeper
+    package let pruner: ReportCounterPruner
+    package let sampler: QueueSampler
+    package let pool: WorkerPool
+    let logger: Logger
+
+    /// `metricsFactory`: where the metrics go; by default the bootstrapped metrics system.
+    package init(client: PostgresClient, handler: any EventHandler = DomainHandler(),
+                 configuration: WorkerConfiguration = WorkerConfiguration(), logger: Logger,
+                 metricsFactory: (any MetricsFactory)? = nil) {
+        let signals = WorkerSignals()
+        let metrics = metricsFactory.map { WorkerMetrics(factory: $0) } ?? WorkerMetrics()
+        listener = WakeUpListener(client: client, signals: signals, logger: logger)
+        sweeper = HoldSweeper(client: client, interval: configuration.holdSweepInterval, logger: logger)
+        pruner = ReportCounterPruner(client: client, interval: configuration.pruneInterval, logger: logger)
+        sampler = QueueSampler(client: client, interval: configuration.sampleInterval, metrics: metrics, logger: logger)
+        pool = WorkerPool(client: client, handler: handler, configuration: configuration, metrics: metrics, signals: signals, logger: logger)
+        self.logger = logger
+    }
+
+    /// The services in start order. A ServiceGroup shuts them down in reverse: the pool
+    /// first (it stops claiming and lets in-flight batches commit), the listener last. When
+    /// the pool returns by itself (`--drain`), the group shuts down.
+    package var serviceConfigurations: [ServiceGroupConfiguration.ServiceConfiguration] {
+        [.init(service: listener), .init(service: sweeper), .init(service: pruner), .init(service: sampler),
+         .init(service: pool, successTerminationBehavior: .gracefullyShutdownGroup)]
+    }
+
+    /// Runs the services in a group of their own until the pool returns (`drain`), the
+    /// task is cancelled, or the group is shut down.
+    package func run() async throws {
+        try await ServiceGroup(configuration: ServiceGroupConfiguration(services: serviceConfigurations, logger: logger)).run()
+    }
+}
