@@ -103,8 +103,10 @@ struct WorkerPoolTests {
                     latencies.append(submitted.duration(to: .now))
                     try await Task.sleep(for: .milliseconds(300))
                 }
-                // Well under the 30 s poll; the margin allows for a loaded 2-core machine running the suite in parallel.
-                #expect(latencies.allSatisfy { $0 < .seconds(3) }, "picked up well under the 30 s poll: \(latencies)")
+                // Woken, not polled: well under the 30 s poll. This is not a speed test (the benchmark
+                // measures latency); the margin allows for a 2-core machine running the whole suite
+                // in parallel, where 2-3 s were seen.
+                #expect(latencies.allSatisfy { $0 < .seconds(10) }, "picked up well under the 30 s poll: \(latencies)")
 
                 // Graceful shutdown ends the pool by itself.
                 let stopping = ContinuousClock.now

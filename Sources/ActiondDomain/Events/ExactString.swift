@@ -13,11 +13,24 @@ package struct ExactString: Sendable, Hashable, Comparable, CustomStringConverti
     }
 
     package static func == (lhs: ExactString, rhs: ExactString) -> Bool {
-        lhs.string.utf8.elementsEqual(rhs.string.utf8)
+        lhs.string.utf8.count == rhs.string.utf8.count && lhs.string.utf8.elementsEqual(rhs.string.utf8)
     }
 
     package func hash(into hasher: inout Hasher) {
-        for byte in string.utf8 { hasher.combine(byte) }
+        ExactString.hash(string, into: &hasher)
+    }
+
+    /// Hashes `text`'s UTF-8 bytes, at once when they are contiguous (native strings).
+    package static func hash(_ text: String, into hasher: inout Hasher) {
+        let done: Void? = text.utf8.withContiguousStorageIfAvailable { bytes in
+            hasher.combine(bytes.count)
+            hasher.combine(bytes: UnsafeRawBufferPointer(bytes))
+        }
+        if done == nil {
+            let bytes = Array(text.utf8)
+            hasher.combine(bytes.count)
+            bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
     }
 
     package static func < (lhs: ExactString, rhs: ExactString) -> Bool {

@@ -53,8 +53,24 @@ package struct BatchRun: Sendable {
         self.stash = stash
     }
 
+    /// Decides `events` in position order. Changed rows are encoded once at the end; when
+    /// one cannot be encoded, the batch (pure, so repeatable) runs again with each decision's
+    /// rows encoded as it is applied, and the event that produced the unencodable row fails.
     package static func run(_ events: [LoggedEvent], handler: any EventHandler, state: WorkingSet,
                            stash: [ExactString: [LoggedEvent]] = [:], retry: RetryPolicy, now: Date) async throws -> BatchRun {
+        var run = try await decide(events, handler: handler, state: state, stash: stash, retry: retry, now: now)
+        do {
+            try run.state.encodeChangedRows()
+        } catch {
+            var careful = state
+            careful.careful = true
+            run = try await decide(events, handler: handler, state: careful, stash: stash, retry: retry, now: now)
+        }
+        return run
+    }
+
+    private static func decide(_ events: [LoggedEvent], handler: any EventHandler, state: WorkingSet,
+                               stash: [ExactString: [LoggedEvent]], retry: RetryPolicy, now: Date) async throws -> BatchRun {
         var run = BatchRun(state: state, stash: stash)
         var waiting: Set<ExactString> = []  // users whose failed event blocks their later ones
         for event in events where !waiting.contains(ExactString(event.userID)) {

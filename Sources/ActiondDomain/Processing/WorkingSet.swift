@@ -2,9 +2,11 @@
 /// runs, changed by each applied event's domain events (each folded by its stream's kind),
 /// and written back with those events when the batch commits.
 ///
-/// Applying an event's domain events also encodes them and the rows they change, so that a
-/// state or event its handler cannot store fails that event alone, not the batch; the write
-/// reuses the encoded forms.
+/// Applying an event's domain events also encodes them, so that an event its handler cannot
+/// store fails that event alone; the write reuses the encoded form. Changed rows are encoded
+/// once, at the end of the batch (`encodeChangedRows`); in `careful` mode (a batch run again
+/// because a row failed to encode) each decision's rows are encoded as it is applied, so
+/// that the failure is the deciding event's alone.
 package struct WorkingSet: Sendable {
     /// A domain event, its stored form, and the input event (log position) that produced it.
     package struct Appended: Sendable, Hashable {
@@ -27,6 +29,10 @@ package struct WorkingSet: Sendable {
 
     /// The category registry current when the batch started.
     package var categories: CategoryRegistry?
+    /// Encode the rows each decision changes as it is applied.
+    package var careful = false
+    /// The fold and storage of each changed row's kind.
+    private var codecs: [StreamKey: any StreamCodec] = [:]
 
     package init(categories: CategoryRegistry? = nil) {
         self.categories = categories
@@ -75,13 +81,25 @@ package struct WorkingSet: Sendable {
             encoded.append(Appended(position: position, event: event, json: try event.encoded()))
         }
         var written: [StreamKey: String] = [:]
-        for (key, row) in staged { written[key] = try row.codec.document(row.state) }
+        if careful {
+            for (key, row) in staged { written[key] = try row.codec.document(row.state) }
+        }
         for (key, row) in staged {
             states[key] = row.state
             documents[key] = written[key]
+            codecs[key] = row.codec
             changed[key] = position
         }
         appended += encoded
+    }
+
+    /// Encodes every changed row not encoded yet; an error when one cannot be (then run the
+    /// batch again, `careful`, to find the event that made it so).
+    package mutating func encodeChangedRows() throws {
+        for key in changed.keys where documents[key] == nil {
+            guard let state = states[key], let codec = codecs[key] else { continue }
+            documents[key] = try codec.document(state)
+        }
     }
 
     /// The notification recorded with `requestID`.

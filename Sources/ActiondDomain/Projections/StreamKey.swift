@@ -34,12 +34,13 @@ package struct StreamKey: Sendable, Hashable, Comparable, CustomStringConvertibl
 
     /// Ids compare byte by byte, as PostgreSQL's do (see `ExactString`).
     package static func == (lhs: StreamKey, rhs: StreamKey) -> Bool {
-        lhs.kind.utf8.elementsEqual(rhs.kind.utf8) && lhs.id.utf8.elementsEqual(rhs.id.utf8) && lhs.userID.utf8.elementsEqual(rhs.userID.utf8)
+        ExactString(lhs.id) == ExactString(rhs.id) && ExactString(lhs.userID) == ExactString(rhs.userID)
+            && ExactString(lhs.kind) == ExactString(rhs.kind)
     }
 
     package func hash(into hasher: inout Hasher) {
-        hasher.combine(ExactString(kind))
-        hasher.combine(ExactString(id))
-        hasher.combine(ExactString(userID))
+        ExactString.hash(kind, into: &hasher)
+        ExactString.hash(id, into: &hasher)
+        ExactString.hash(userID, into: &hasher)
     }
 }
