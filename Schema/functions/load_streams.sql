@@ -1,8 +1,17 @@
--- The projection rows of the given streams that exist.
-create function actiond.load_streams(kinds text[], ids text[], users text[])
+-- The projection rows of the given streams that exist, after locking the shared streams the
+-- batch may write (lock_kinds, lock_ids; see lock_streams): one round trip. The rows are read
+-- by a second statement, whose snapshot is taken after the locks were granted, so a row a
+-- worker committed while this one waited for its lock is seen.
+create function actiond.load_streams(lock_kinds text[], lock_ids text[], kinds text[], ids text[], users text[])
 returns table (kind text, stream_id text, user_id text, state text)
-language sql stable as $$
+language plpgsql volatile as $$
+begin
+    if cardinality(lock_kinds) > 0 then
+        perform actiond.lock_streams(lock_kinds, lock_ids);
+    end if;
+    return query
     select p.kind, p.stream_id, p.user_id, p.state::text
     from unnest(kinds, ids, users) as s(kind, id, usr)
-    join actiond.projections p on p.kind = s.kind and p.stream_id = s.id and p.user_id = s.usr
+    join actiond.projections p on p.kind = s.kind and p.stream_id = s.id and p.user_id = s.usr;
+end
 $$;

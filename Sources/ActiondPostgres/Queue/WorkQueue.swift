@@ -3,39 +3,9 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// The queue side of the schema (Schema/functions: claim, complete, retry_dead, discard_dead): claiming batches, completing them,
+/// The queue side of the schema (Schema/functions: claim, retry_dead, discard_dead): claiming batches,
 /// dead letters, and the figures workers report.
 package enum WorkQueue {
-    /// A finished event's outcome.
-    package struct Finished: Sendable {
-        package var event: LoggedEvent
-        package var outcome: EventOutcome
-        /// The handler's last error, for a dead event.
-        package var error: String?
-        /// Where report_outcomes counts it.
-        package var label: OutcomeLabel
-
-        package init(event: LoggedEvent, outcome: EventOutcome, error: String? = nil, label: OutcomeLabel? = nil) {
-            self.event = event
-            self.outcome = outcome
-            self.error = error
-            self.label = label ?? OutcomeLabel(category: nil, action: event.type.rawValue)
-        }
-    }
-
-    /// An event whose handler failed and that runs again after `delay`.
-    package struct Retry: Sendable {
-        package var event: LoggedEvent
-        package var error: String
-        package var delay: Duration
-
-        package init(event: LoggedEvent, error: String, delay: Duration) {
-            self.event = event
-            self.error = error
-            self.delay = delay
-        }
-    }
-
     /// A claimed batch: events in position order, and the category version current at claim.
     package struct Claim: Sendable {
         package var events: [LoggedEvent]
@@ -62,29 +32,6 @@ package enum WorkQueue {
             claim.databaseNow = now
         }
         return claim
-    }
-
-    /// Records outcomes, schedules retries, and releases the claimed users: one round trip.
-    package static func complete(finished: [Finished], retries: [Retry], claimedUsers: [String],
-                                on connection: PostgresConnection, logger: Logger) async throws {
-        let positions = finished.map(\.event.position)
-        let users = finished.map(\.event.userID)
-        let outcomes = finished.map(\.outcome.name)
-        // PostgresNIO binds no arrays with nil elements: "" stands for none (nullif in SQL).
-        let reasons = finished.map { $0.outcome.reason ?? "" }
-        let attempts = finished.map { $0.event.failedAttempts + 1 }
-        let errors = finished.map { $0.error ?? "" }
-        let categories = finished.map { $0.label.category ?? "" }
-        let actions = finished.map(\.label.action)
-        let submitted = finished.map(\.event.submittedAt.microsecondsSince1970)
-        let retryPositions = retries.map(\.event.position)
-        let retryErrors = retries.map(\.error)
-        let retryDelays = retries.map { Int($0.delay.components.seconds * 1000 + $0.delay.components.attoseconds / 1_000_000_000_000_000) }
-        try await connection.query("""
-            SELECT actiond.complete(\(positions), \(users), \(outcomes), \(reasons), \(attempts), \(errors),
-                                    \(categories), \(actions), \(submitted),
-                                    \(retryPositions), \(retryErrors), \(retryDelays), \(claimedUsers))
-            """, logger: logger).drain()
     }
 
     /// Whether any event still waits for an outcome.

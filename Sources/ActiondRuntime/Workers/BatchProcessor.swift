@@ -44,7 +44,7 @@ struct BatchProcessor: Sendable {
 
         let run = try await BatchRun.run(events, handler: handler, state: state, stash: stash, retry: configuration.retry,
                                          now: claim.databaseNow ?? Date())
-        var retries: [WorkQueue.Retry] = []
+        var retries: [BatchWrite.Retry] = []
         for failure in run.failures {
             metrics.failures.increment()
             var metadata: Logger.Metadata = [LogKey.position: "\(failure.event.position)", LogKey.userID: "\(failure.event.userID)",
@@ -52,19 +52,18 @@ struct BatchProcessor: Sendable {
             if let delay = failure.delay {
                 metadata[LogKey.retryIn] = "\(delay)"
                 logger.warning("handler failed; retrying the event later, its user's later events wait", metadata: metadata)
-                retries.append(WorkQueue.Retry(event: failure.event, error: failure.error, delay: delay))
+                retries.append(BatchWrite.Retry(event: failure.event, error: failure.error, delay: delay))
             } else {
                 logger.error("handler failed for the last time; the event is dead, its user's later events continue", metadata: metadata)
             }
         }
         let finished = run.finished.map {
-            WorkQueue.Finished(event: $0.event, outcome: $0.outcome, error: $0.error, label: handler.outcomeLabel(for: $0.event, in: run.state))
+            BatchWrite.Finished(event: $0.event, outcome: $0.outcome, error: $0.error, label: handler.outcomeLabel(for: $0.event, in: run.state))
         }
 
         let commitStart = clock.now
         let claimedUsers = Set(events.map { ExactString($0.userID) }).map(\.string)
-        try await ProjectionStore.write(run, on: connection, logger: logger)
-        try await WorkQueue.complete(finished: finished, retries: retries, claimedUsers: claimedUsers, on: connection, logger: logger)
+        try await BatchWrite(run: run, finished: finished, retries: retries, claimedUsers: claimedUsers).commit(on: connection, logger: logger)
         metrics.commitDuration.recordNanoseconds(commitStart.duration(to: clock.now).nanoseconds)
         for item in finished { metrics.record(item.outcome) }
         logger.debug("batch done", metadata: [LogKey.events: "\(events.count)", LogKey.users: "\(claimedUsers.count)",
@@ -82,7 +81,7 @@ struct BatchProcessor: Sendable {
                       on connection: PostgresConnection) async throws -> [ExactString: [LoggedEvent]] {
         var shared: Set<StreamKey> = []
         for event in events { shared.formUnion((try? handler.sharedWrites(for: event)) ?? []) }
-        try await ProjectionStore.lock(shared.sorted(), on: connection, logger: logger)
+        var locking = shared.sorted()  // taken with the first load
         let unlocking = Set(events.filter { $0.type == .protectedDataAvailable }.map { ExactString($0.userID) })
         let stash = try await ProjectionStore.stash(of: unlocking.map(\.string), on: connection, logger: logger)
         let all = events + stash.values.joined()
@@ -91,8 +90,9 @@ struct BatchProcessor: Sendable {
             for event in all {
                 for key in (try? handler.streams(for: event, in: state)) ?? [] where !state.isLoaded(key) { wanted.insert(key) }
             }
-            if wanted.isEmpty { break }
-            try await ProjectionStore.load(wanted, into: &state, catalog: handler.catalog, on: connection, logger: logger)
+            if wanted.isEmpty && locking.isEmpty { break }
+            try await ProjectionStore.load(wanted, locking: locking, into: &state, catalog: handler.catalog, on: connection, logger: logger)
+            locking = []
         }
         return stash
     }
