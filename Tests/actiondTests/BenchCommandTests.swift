@@ -11,7 +11,8 @@ struct BenchCommandTests {
         try await TestDatabase.with(migrated: false) { db in
             let file = FileManager.default.temporaryDirectory.appending(path: "bench-\(UUID().uuidString).json")
             defer { try? FileManager.default.removeItem(at: file) }
-            let result = try await ActiondProcess.run(["bench", "--quick", "--json", file.path], database: db.url)
+            let result = try await ActiondProcess.run(["bench", "--quick", "--worker-processes", "1,2", "--scaling-events", "2000",
+                                                            "--json", file.path], database: db.url)
             #expect(result.status == 0, "\(result.standardError.suffix(2000))")
             #expect(result.standardOutput.contains("% of ceiling") && result.standardOutput.contains("fsync on"), "\(result.standardOutput)")
             let json = try JSONDecoder().decode(JSONValue.self, from: Data(contentsOf: file))
@@ -20,6 +21,13 @@ struct BenchCommandTests {
             }
             for key in ["p50_ms", "p95_ms", "p99_ms"] { #expect((json["latency"]?[key]?.doubleValue ?? 0) > 0, "\(key)") }
             #expect((json["worker_peak_rss_mb"]?.doubleValue ?? 0) > 1)
+            let scaling = json["scaling"]?.arrayValue ?? []
+            #expect(scaling.compactMap { $0["processes"]?.integerValue } == [1, 2])
+            for run in scaling {
+                #expect((run["events_per_second"]?.doubleValue ?? 0) > 0 && (run["events"]?.integerValue ?? 0) > 1_900)
+                #expect((run["worker_cpu_seconds"]?.doubleValue ?? 0) > 0 && (run["postgres_cpu_seconds"]?.doubleValue ?? 0) > 0)
+            }
+            #expect(result.standardOutput.contains("2 worker processes"))
             #expect(json["settings"]?["durable_commits"] == .bool(true) && json["settings"]?["cores"]?.integerValue != nil)
             // Every event of the 10,000 decided, but for an early response whose notification the
             // backlog's cut left out: it stays held, as --drain does not wait for it.

@@ -20,11 +20,17 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Events submitted with one actiond.submit() call each.") var singleEvents: Int?
     @Option(help: "Offered load of the latency phase, events per second.") var rate: Int?
     @Option(help: "Duration of the latency phase, seconds.") var latencySeconds: Int?
+    @Option(help: "Also drain a backlog with each of these numbers of actiond work processes at once, e.g. 1,2,4.")
+    var workerProcesses: String?
+    @Option(help: "Events in the backlog of each --worker-processes run.") var scalingEvents: Int?
     @Flag(help: "Turn fsync and synchronous_commit off for the run (labelled NOT DURABLE; restored afterwards).") var notDurable = false
     @Option(help: "Also write the figures as JSON to FILE.") var json: String?
 
     func validate() throws {
-        for (name, value) in [("--events", events), ("--users", users), ("--submit-events", submitEvents), ("--single-events", singleEvents),
+        if let workerProcesses, parsedProcesses(workerProcesses) == nil {
+            throw ValidationError("--worker-processes must be a comma-separated list of numbers from 1 to 64, e.g. 1,2,4")
+        }
+        for (name, value) in [("--scaling-events", scalingEvents), ("--events", events), ("--users", users), ("--submit-events", submitEvents), ("--single-events", singleEvents),
                               ("--rate", rate), ("--latency-seconds", latencySeconds)] {
             if let value, value < 1 { throw ValidationError("\(name) must be at least 1") }
         }
@@ -39,6 +45,8 @@ struct BenchCommand: AsyncParsableCommand {
         if let singleEvents { configuration.singleEvents = singleEvents }
         if let rate { configuration.latencyRate = rate }
         if let latencySeconds { configuration.latencySeconds = latencySeconds }
+        if let workerProcesses { configuration.workerProcesses = parsedProcesses(workerProcesses) ?? [] }
+        if let scalingEvents { configuration.scalingEvents = scalingEvents }
         configuration.durable = !notDurable
         let server = try await Database.resolve(options.database, logger: logger)
         let executable = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
@@ -52,5 +60,11 @@ struct BenchCommand: AsyncParsableCommand {
             try encoder.encode(result).write(to: URL(fileURLWithPath: json))
             print("figures written to \(json)")
         }
+    }
+
+    private func parsedProcesses(_ list: String) -> [Int]? {
+        let numbers = list.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard !numbers.isEmpty, numbers.allSatisfy({ ($0 ?? 0) >= 1 && ($0 ?? 0) <= 64 }) else { return nil }
+        return numbers.compactMap { $0 }
     }
 }

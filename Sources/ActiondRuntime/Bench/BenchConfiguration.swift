@@ -11,6 +11,10 @@ package struct BenchConfiguration: Sendable {
     /// Offered load and duration of the latency phase.
     package var latencyRate = 1_000
     package var latencySeconds = 30
+    /// `--worker-processes`: the numbers of `actiond work` processes to drain a backlog of
+    /// `scalingEvents` with, one after the other (none: the phase is skipped).
+    package var workerProcesses: [Int] = []
+    package var scalingEvents = 200_000
     /// Durable commits (fsync and synchronous_commit on); off only when asked, and labelled.
     package var durable = true
 

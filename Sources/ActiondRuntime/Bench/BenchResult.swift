@@ -40,12 +40,24 @@ package struct BenchResult: Sendable, Codable {
         package var date: String
     }
 
+    /// One run of `--worker-processes`: the backlog drained by `processes` processes at once.
+    package struct Scaling: Sendable, Codable {
+        package var processes: Int
+        package var events: Int
+        package var seconds: Double
+        package var events_per_second: Double
+        /// CPU seconds of the worker processes and of the PostgreSQL server, while draining.
+        package var worker_cpu_seconds: Double
+        package var postgres_cpu_seconds: Double
+    }
+
     package var bulk_submit: Rate
     package var single_submit: Rate
     package var end_to_end: Rate
     package var latency: Latency
     package var ceiling: Ceiling
     package var worker_peak_rss_mb: Double
+    package var scaling: [Scaling]?
     package var settings: Settings
 
     /// The table `actiond bench` prints.
@@ -61,7 +73,11 @@ package struct BenchResult: Sendable, Codable {
             ("ceiling (claim+delete+commit)", rate(ceiling.events_per_second), "raw PostgreSQL, same batch and client"),
             ("ceiling (batched insert)", rate(ceiling.insert_events_per_second), "raw PostgreSQL, same batch and client"),
             ("worker peak RSS", String(format: "%.1f MiB", worker_peak_rss_mb), ""),
-        ]
+        ] + (scaling ?? []).map { run in
+            (run.processes == 1 ? "1 worker process" : "\(run.processes) worker processes", rate(run.events_per_second),
+             String(format: "%@; CPU: workers %.1f s, PostgreSQL %.1f s, over %.1f s", ratio(run.events_per_second, ceiling.events_per_second),
+                    run.worker_cpu_seconds, run.postgres_cpu_seconds, run.seconds))
+        }
         let first = rows.map(\.0.count).max() ?? 0, second = rows.map(\.1.count).max() ?? 0
         var lines = rows.map { row in
             row.0.padding(toLength: first, withPad: " ", startingAt: 0) + "  " + row.1.padding(toLength: second, withPad: " ", startingAt: 0) + "  " + row.2

@@ -34,11 +34,18 @@ package struct Benchmark: Sendable {
         let (endToEnd, rss) = try await withDatabase("drain") { url, client in try await WorkerPhases.endToEnd(self, url: url, client: client) }
         say("latency: \(configuration.latencyRate) events/s offered for \(configuration.latencySeconds) s to a running actiond work")
         let latency = try await withDatabase("latency") { url, client in try await WorkerPhases.latency(self, url: url, client: client) }
+        var scaling: [BenchResult.Scaling] = []
+        for processes in configuration.workerProcesses {
+            say("scaling: \(configuration.scalingEvents) mixed events drained by \(processes) actiond work processes at once")
+            scaling.append(try await withDatabase("scale\(processes)") { url, client in
+                try await ScalingPhase.run(self, processes: processes, url: url, client: client)
+            })
+        }
         say("ceiling: the same events through a bare table (batched insert; claim with SKIP LOCKED, delete, commit)")
         let ceiling = try await withDatabase("ceiling") { url, client in try await CeilingPhase.run(self, client: client) }
         if !configuration.durable { try await setDurability(true) }
         return BenchResult(bulk_submit: bulk, single_submit: single, end_to_end: endToEnd, latency: latency, ceiling: ceiling,
-                           worker_peak_rss_mb: rss, settings: settings)
+                           worker_peak_rss_mb: rss, scaling: scaling.isEmpty ? nil : scaling, settings: settings)
     }
 
     /// Runs `body` on a fresh, migrated database, dropped afterwards.
