@@ -6,6 +6,9 @@ COPY Sources Sources
 COPY Plugins Plugins
 COPY Schema Schema
 COPY categories categories
+# The manifest names the example and test targets too; SwiftPM wants their folders present.
+COPY Examples Examples
+COPY Tests Tests
 RUN swift build -c release --product actiond \
     && cp "$(swift build -c release --show-bin-path)/actiond" /actiond
 
