@@ -56,7 +56,8 @@ select 'timer', 't' || g, 'u' || g,
 from generate_series(1, 100000) g;
 insert into actiond.projections (kind, stream_id, user_id, state, last_position)
 select 'thread', 'th' || g, 'u' || g,
-       jsonb_build_object('state', jsonb_build_object('replies', g % 4, 'lastReadMessageID', 'm1'), 'report', jsonb_build_object('messages', g % 9)), g
+       jsonb_build_object('state', jsonb_build_object('replies', g % 4, 'lastReadMessageID', 'm1'),
+                          'report', jsonb_build_object('messages', g % 9, 'replies', g % 4, 'lastReadMessageID', 'm1'), 'version', 1), g
 from generate_series(1, 100000) g;
 vacuum analyze;
 

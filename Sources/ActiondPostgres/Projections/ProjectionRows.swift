@@ -3,7 +3,7 @@ import Logging
 import PostgresNIO
 
 /// Projection rows as array binds, for the SQL functions that write them in one call
-/// (`apply_batch` for workers, `write_rebuilt_rows` for rebuild).
+/// (`write_rebuilt_rows`, for rebuild).
 struct ProjectionRows {
     var kinds: [String] = [], ids: [String] = [], users: [String] = [], states: [String] = [], positions: [Int64] = []
     var count: Int { kinds.count }
