@@ -38,12 +38,12 @@ package enum WorkerRunner {
         try await ServiceGroup(configuration: group).run()
     }
 
-    /// The workers' connection pool: one connection per loop, one for the listener, one for
-    /// the sampler, one for the hold sweeper. A worker whose host vanishes (no FIN, no RST) must not keep its users
+    /// The workers' connection pool: one connection per loop, one for the listener, one each
+    /// for the hold sweeper, the report counter pruner and the queue sampler. A worker whose host vanishes (no FIN, no RST) must not keep its users
     /// locked until TCP notices hours later: the server ends a transaction idle for a minute,
     /// and probes a silent client after 30 s.
     package static func clientConfiguration(_ url: DatabaseURL, concurrency: Int) -> PostgresClient.Configuration {
-        var configuration = url.clientConfiguration(maximumConnections: concurrency + 3)
+        var configuration = url.clientConfiguration(maximumConnections: concurrency + 4)
         configuration.options.additionalStartupParameters = [
             ("idle_in_transaction_session_timeout", "60s"),
             ("tcp_keepalives_idle", "30"), ("tcp_keepalives_interval", "10"), ("tcp_keepalives_count", "3"),
