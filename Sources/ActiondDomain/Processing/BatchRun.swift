@@ -106,9 +106,7 @@ package struct BatchRun: Sendable {
     /// Applies a decision: all of it, or nothing when it cannot be stored or revises an
     /// event that is not its user's.
     private mutating func apply(_ result: HandlerResult, of event: LoggedEvent) throws {
-        try checkRevisions(result.revised, by: event.userID)
-        try state.apply(result.events, position: event.position)
-        for (id, outcome) in result.revised { revise(id, outcome, user: event.userID) }
+        try applyEffects(result, of: event)
         switch result.verdict {
         case .outcome(let outcome):
             record(event, outcome)
@@ -130,9 +128,7 @@ package struct BatchRun: Sendable {
               !pending.isEmpty else { return }
         for event in pending {
             let result = try await handler.handle(event, in: state, now: now)
-            try checkRevisions(result.revised, by: event.userID)
-            try state.apply(result.events, position: event.position)
-            for (id, outcome) in result.revised { revise(id, outcome, user: event.userID) }
+            try applyEffects(result, of: event)
             let outcome: EventOutcome
             switch result.verdict {
             case .outcome(let decided): outcome = decided
@@ -152,6 +148,13 @@ package struct BatchRun: Sendable {
     private mutating func record(_ event: LoggedEvent, _ outcome: EventOutcome, error: String? = nil) {
         finishedIndex[ExactString(event.id)] = finished.count
         finished.append(Finished(event: event, outcome: outcome, error: error))
+    }
+
+    /// A decision's domain events and revisions: all of them, or none.
+    private mutating func applyEffects(_ result: HandlerResult, of event: LoggedEvent) throws {
+        try checkRevisions(result.revised, by: event.userID)
+        try state.apply(result.events, position: event.position)
+        for (id, outcome) in result.revised { revise(id, outcome, user: event.userID) }
     }
 
     /// A decision may revise only its own user's events. (Events of earlier batches are

@@ -14,7 +14,13 @@ public enum DomainCoding {
     }
 
     public static func decode<T: Decodable>(_ type: T.Type, from text: String) throws -> T {
+        try decode(type, from: text, userInfo: [:])
+    }
+
+    /// `decode`, with `userInfo` for types whose decoding depends on the reader.
+    static func decode<T: Decodable>(_ type: T.Type, from text: String, userInfo: [CodingUserInfoKey: any Sendable]) throws -> T {
         let decoder = JSONDecoder()
+        decoder.userInfo = userInfo
         decoder.dateDecodingStrategy = .custom { decoder in
             let container = try decoder.singleValueContainer()
             let text = try container.decode(String.self)

@@ -37,14 +37,14 @@ struct TypedStreamCodec<State: Codable & Hashable & Sendable, Event: HandlerEven
         event(try readEvent(json, version), stream: stream)
     }
 
+    /// One parse of the document: the state in today's shape, or, written with another
+    /// version, its JSON handed to the handler with that version.
     func decodeState(_ document: String) throws -> StreamState {
-        let version = try DomainCoding.decode(VersionOnly.self, from: document).version ?? 1
-        if version == stateVersion {
-            return StreamState(try DomainCoding.decode(StateOnly.self, from: document).state)
+        let stored = try DomainCoding.decode(Stored.self, from: document, userInfo: [Stored.currentVersion: stateVersion])
+        switch stored.state {
+        case .current(let state): return StreamState(state)
+        case .older(let json, let version): return StreamState(try readState(try DomainCoding.encode(json), version))
         }
-        // An older shape: hand the handler the state's JSON and the version it was written with.
-        let stateJSON = try DomainCoding.decode(AnyState.self, from: document).state
-        return StreamState(try readState(try DomainCoding.encode(stateJSON), version))
     }
 
     func apply(_ event: DomainEvent, to state: StreamState?) -> StreamState {
@@ -65,16 +65,26 @@ struct TypedStreamCodec<State: Codable & Hashable & Sendable, Event: HandlerEven
         var version: Int
     }
 
-    private struct VersionOnly: Decodable {
-        var version: Int?
-    }
+    /// A stored document, read by its version (absent: 1).
+    private struct Stored: Decodable {
+        static var currentVersion: CodingUserInfoKey { CodingUserInfoKey(rawValue: "actiond.stateVersion")! }
 
-    private struct StateOnly: Decodable {
-        var state: State
-    }
+        enum Content {
+            case current(State)
+            case older(JSONValue, version: Int)
+        }
 
-    private struct AnyState: Decodable {
-        var state: JSONValue
+        private enum Keys: String, CodingKey { case state, version }
+
+        var state: Content
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Keys.self)
+            let version = try container.decodeIfPresent(Int.self, forKey: .version) ?? 1
+            state = version == decoder.userInfo[Self.currentVersion] as? Int
+                ? .current(try container.decode(State.self, forKey: .state))
+                : .older(try container.decode(JSONValue.self, forKey: .state), version: version)
+        }
     }
 }
 
