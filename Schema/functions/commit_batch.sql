@@ -19,6 +19,9 @@
 create function actiond.commit_batch(batch jsonb)
 returns void
 language plpgsql volatile as $$
+declare
+    held_positions bigint[];
+    emptied text[];
 begin
     insert into actiond.projections as p (kind, stream_id, user_id, state, last_position)
     select r.kind, r.id, r."user", r.state, r.position
@@ -60,12 +63,6 @@ begin
         where s.position in (select u.value::bigint from jsonb_array_elements_text(batch -> 'unstashed') u);
     end if;
 
-    if jsonb_array_length(batch -> 'recorded') > 0 then
-        perform actiond.requeue_held(array(
-            select h.position from actiond.held h
-            where h.request_id in (select r.value from jsonb_array_elements_text(batch -> 'recorded') r)));
-    end if;
-
     -- decided_at is the clock at this statement, the last before commit (not the start of
     -- the worker's transaction): what report_latency and the benchmark measure.
     insert into actiond.outcomes (position, outcome, reason, attempts, last_error, category, action, submitted_at, decided_at)
@@ -102,8 +99,25 @@ begin
         where u.user_id = q.user_id;
     end if;
 
+    -- Last, so that producers wait for it as briefly as possible: the order locks (lock_users)
+    -- of the users whose queues change here, taken at once, in the global order: the users
+    -- whose held responses go back to the queue, and the claimed users left with nothing
+    -- queued, whose "has work" row is deleted (unless a producer that held the lock added an
+    -- event meanwhile: the delete's snapshot, taken after the lock, sees it).
+    held_positions := array(
+        select h.position from actiond.held h
+        where h.request_id in (select r.value from jsonb_array_elements_text(batch -> 'recorded') r));
+    emptied := array(
+        select c.value from jsonb_array_elements_text(batch -> 'claimed') c
+        where not exists (select 1 from actiond.queue q where q.user_id = c.value));
+    perform actiond.lock_users(emptied || array(select h.user_id from actiond.held h where h.position = any(held_positions)));
+
+    if cardinality(held_positions) > 0 then
+        perform actiond.requeue_held(held_positions);
+    end if;
+
     delete from actiond.user_queues u
-    where u.user_id in (select c.value from jsonb_array_elements_text(batch -> 'claimed') c)
+    where u.user_id = any(emptied)
       and not exists (select 1 from actiond.queue q where q.user_id = u.user_id);
 end
 $$;

@@ -5,21 +5,32 @@ returns bigint
 language plpgsql volatile as $$
 declare
     moved bigint;
+    taken bigint[];
+    users text[];
 begin
     -- SKIP LOCKED: a row the sweeper (or another worker) is moving is being re-queued
-    -- already; waiting for it could deadlock with the sweeper waiting for our user's row.
+    -- already; waiting for it could deadlock with the sweeper waiting for our user's lock.
+    select array_agg(x.position), array_agg(x.user_id) into taken, users
+    from (select h.position, h.user_id from actiond.held h where h.position = any(positions)
+          for update skip locked) x;
+    if taken is null then
+        return 0;
+    end if;
+    -- Adding to a user's queue takes the user's order lock (see lock_users); a caller that
+    -- already holds it (commit_batch) does not wait again.
+    perform actiond.lock_users(users);
     with released as (
         delete from actiond.held h
-        where h.position in (select x.position from actiond.held x where x.position = any(positions) for update skip locked)
+        where h.position = any(taken)
         returning h.position, h.user_id
     ), queued as (
         insert into actiond.queue (position, user_id)
         select r.position, r.user_id from released r
         returning queue.user_id
-    ), users as (
-        insert into actiond.user_queues as uq (user_id)
-        select distinct q.user_id from queued q order by 1
-        on conflict (user_id) do update set user_id = excluded.user_id  -- a user in backoff stays in backoff
+    ), has_work as (
+        insert into actiond.user_queues (user_id)
+        select distinct q.user_id from queued q
+        on conflict (user_id) do nothing  -- a user in backoff stays in backoff
     )
     select count(*) into moved from queued;
     if moved > 0 then

@@ -4,6 +4,12 @@ create function actiond.retry_dead(positions bigint[])
 returns setof bigint
 language plpgsql volatile as $$
 begin
+    -- Adding to a user's queue takes the user's order lock (see lock_users).
+    perform actiond.lock_users(array(
+        select e.user_id
+        from actiond.outcomes o join actiond.events e on e.position = o.position
+        where o.outcome = 'dead' and o.discarded_at is null
+          and (positions is null or o.position = any(positions))));
     return query
     with dead as (
         delete from actiond.outcomes o
@@ -16,9 +22,9 @@ begin
         from dead d join actiond.events e on e.position = d.position
         returning queue.position, queue.user_id
     ), users as (
-        insert into actiond.user_queues as uq (user_id)
-        select distinct q.user_id from queued q order by 1
-        on conflict (user_id) do update set user_id = excluded.user_id  -- a user in backoff stays in backoff
+        insert into actiond.user_queues (user_id)
+        select distinct q.user_id from queued q
+        on conflict (user_id) do nothing  -- a user in backoff stays in backoff
     )
     select q.position from queued q order by q.position;
     perform pg_notify('actiond_wakeup', '');

@@ -17,19 +17,13 @@ begin
     from unnest(events) with ordinality as i(e, n)
     cross join lateral actiond.event_problem(i.e) p;
 
-    -- 2. Lock the users' "has work" rows before taking any position. Positions are thus
-    --    taken under the user's lock: a transaction that takes a later position for a user
-    --    waits until every earlier one for that user has committed (or rolled back), so a
-    --    worker, which needs the same lock, never sees a later event of a user while an
-    --    earlier one is uncommitted. DO UPDATE (not DO NOTHING) is what takes the lock; it
-    --    also waits for a worker that holds the user and may be deleting the row (see
-    --    003_queue.sql). Users in sorted order, so concurrent batches lock in the same order.
-    insert into actiond.user_queues as uq (user_id)
-    select distinct i.e ->> 'user_id'
-    from unnest(events, messages) as i(e, message)
-    where i.message is null
-    order by 1
-    on conflict (user_id) do update set user_id = excluded.user_id;
+    -- 2. Take the users' order locks (lock_users) before taking any position. Positions are
+    --    thus taken under the user's lock: a transaction that takes a later position for a
+    --    user waits until every earlier one for that user has committed (or rolled back), so
+    --    a worker never sees a later event of a user while an earlier one is uncommitted.
+    --    A worker holding the user (claim's row lock) does not make this wait.
+    perform actiond.lock_users(array(
+        select i.e ->> 'user_id' from unnest(events, messages) as i(e, message) where i.message is null));
 
     -- 3. Store the first valid occurrence of each id, in input order (so positions follow
     --    input order), unless the id is already in the log. ON CONFLICT waits for a
@@ -51,6 +45,14 @@ begin
     queued as (
         insert into actiond.queue (position, user_id)
         select ins.position, ins.user_id from inserted ins
+        returning queue.user_id
+    ),
+    -- The user's "has work" row, unless it exists (a user in backoff stays in backoff). It
+    -- cannot be half-deleted by a worker: deleting it takes the order lock held here.
+    users as (
+        insert into actiond.user_queues (user_id)
+        select distinct q.user_id from queued q
+        on conflict (user_id) do nothing
     )
     -- One position per input, in input order: 0 where nothing was stored for it.
     select array_agg(coalesce(stored.position, 0) order by i.n)
@@ -58,13 +60,6 @@ begin
     from unnest(events) with ordinality as i(e, n)
     left join (select c.n, ins.position from inserted ins join candidates c on c.id = ins.id) stored
            on stored.n = i.n;
-
-    -- A user locked in step 2 whose events were all duplicates has nothing queued.
-    delete from actiond.user_queues uq
-    using (select distinct i.e ->> 'user_id' as user_id
-           from unnest(events, messages) as i(e, message) where i.message is null) u
-    where uq.user_id = u.user_id
-      and not exists (select 1 from actiond.queue q where q.user_id = uq.user_id);
 
     -- Wake idle workers when this transaction commits (one notification per transaction).
     if stored_positions is not null and 0 < any(stored_positions) then

@@ -107,11 +107,17 @@ create index queue_user_position on actiond.queue (user_id, position);
 --    transaction ends, so at most one transaction at a time processes a given user; inside
 --    it, that user's events are applied in position order. Other workers skip the locked
 --    row and take other users, so users run in parallel.
---  * submit upserts the user's row with ON CONFLICT DO UPDATE, which takes the same row
---    lock. So a worker that finds a user's queue empty and deletes the row cannot race a
---    submit adding an event for that user: the submit waits for the worker's commit, then
---    finds the row gone and inserts it again. A row therefore exists whenever the user has
---    a committed pending event.
+--  * Whoever adds to a user's queue (submit, re-queuing held or dead events) or deletes the
+--    user's row (a worker whose batch left the user with nothing queued) first takes the
+--    user's order lock (lock_users, an advisory lock held to commit). A submit therefore
+--    takes a user's positions only after every earlier submit for that user has committed,
+--    so a worker sees a user's events as a prefix of their positions; and a worker that
+--    deletes the row cannot race a submit adding an event: either the submit held the lock
+--    first and the worker's delete (a later statement, with a later snapshot) sees its
+--    event and keeps the row, or the worker held it and the submit, after the worker's
+--    commit, finds the row gone and inserts it again. A row therefore exists whenever the
+--    user has a committed pending event. Claim does not take the order lock, so a producer
+--    never waits for a worker's batch.
 --  * A worker killed mid-transaction loses its connection; PostgreSQL rolls back and
 --    releases the lock at once, so another worker takes the user up within milliseconds:
 --    there is no lease to expire.

@@ -5,38 +5,125 @@ import Logging
 import PostgresNIO
 import Testing
 
-/// A user's positions are taken under the user's lock, so a worker never sees a later event
-/// of a user committed while an earlier one is not.
+/// The user's order lock (`lock_users`): a user's positions are taken only after every
+/// earlier submit for that user has committed, a producer never waits for a worker's batch,
+/// and a worker that empties a user's queue never loses an event submitted meanwhile.
 @Suite("Submit ordering", .timeLimit(.minutes(1)))
 struct SubmitOrderingTests {
-    @Test func positionsOfOneUserAreTakenInTheOrderTheirTransactionsCommit() async throws {
+    private static func event(_ id: String, user: String) -> String {
+        EventJSON.cancelled(id).setting(["user_id"], to: .string(user)).json
+    }
+
+    /// Waits until some backend of this database waits for an advisory lock.
+    private static func waitForAdvisoryLockWait(_ db: TestDatabase) async throws {
+        while try await db.scalar("""
+            SELECT count(*) FROM pg_stat_activity
+            WHERE wait_event_type = 'Lock' AND wait_event = 'advisory' AND datname = current_database()
+            """, as: Int.self) == 0 {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    @Test func aUsersPositionsAreTakenAfterHerEarlierSubmitCommits() async throws {
         try await TestDatabase.with { db in
             let submitter = EventSubmitter(client: db.client, logger: db.logger)
-            _ = try await submitter.submit([EventJSON.cancelled("alice-0").setting(["user_id"], to: .string("alice")).json])
-            let bobFirst = EventJSON.cancelled("bob-1").setting(["user_id"], to: .string("bob")).json
-            let aliceNext = EventJSON.cancelled("alice-2").setting(["user_id"], to: .string("alice")).json
-            let bobLater = EventJSON.cancelled("bob-3").setting(["user_id"], to: .string("bob")).json
-
-            try await db.client.withConnection { worker in
-                // A worker holds alice.
-                try await worker.query("BEGIN", logger: db.logger).drain()
-                try await worker.query("SELECT 1 FROM actiond.user_queues WHERE user_id = 'alice' FOR UPDATE", logger: db.logger).drain()
+            try await db.client.withConnection { producer in
+                // A producer's transaction has submitted alice-1 and not committed.
+                try await producer.query("BEGIN", logger: db.logger).drain()
+                try await producer.query("SELECT actiond.submit(\(Self.event("alice-1", user: "alice"))::jsonb)", logger: db.logger).drain()
 
                 try await withThrowingTaskGroup(of: Void.self) { group in
-                    // A batch for bob and alice waits for alice...
-                    group.addTask { _ = try await submitter.submit([bobFirst, aliceNext]) }
-                    while try await db.scalar("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()", as: Int.self) == 0 {
-                        try await Task.sleep(for: .milliseconds(10))
+                    // A second submit for alice waits for that transaction...
+                    group.addTask { _ = try await submitter.submit([Self.event("alice-2", user: "alice")]) }
+                    try await Self.waitForAdvisoryLockWait(db)
+                    // ...while other users are not held up.
+                    _ = try await submitter.submit([Self.event("carol-3", user: "carol")])
+                    try await producer.query("COMMIT", logger: db.logger).drain()
+                    try await group.waitForAll()
+                }
+            }
+            let first = try await db.scalar("SELECT position FROM actiond.events WHERE id = 'alice-1'", as: Int64.self)
+            let second = try await db.scalar("SELECT position FROM actiond.events WHERE id = 'alice-2'", as: Int64.self)
+            let carol = try await db.scalar("SELECT position FROM actiond.events WHERE id = 'carol-3'", as: Int64.self)
+            #expect(first < second)
+            #expect(carol < second, "alice-2 took its position only after alice-1 committed, so after carol-3 (alice-2 \(second), carol-3 \(carol))")
+        }
+    }
+
+    @Test func aSubmitDoesNotWaitForAWorkerHoldingTheUser() async throws {
+        try await TestDatabase.with { db in
+            let submitter = EventSubmitter(client: db.client, logger: db.logger)
+            _ = try await submitter.submit([Self.event("alice-0", user: "alice")])
+            try await db.client.withConnection { worker in
+                // A worker has claimed alice and is in the middle of its batch.
+                try await worker.query("BEGIN", logger: db.logger).drain()
+                let claimed = try await worker.query("SELECT id FROM actiond.claim(100, 500)", logger: db.logger).collect()
+                #expect(claimed.count == 1)
+
+                let clock = ContinuousClock()
+                let started = clock.now
+                let results = try await submitter.submit([Self.event("alice-1", user: "alice")])
+                #expect(results.map(\.status) == [.accepted])
+                #expect(started.duration(to: clock.now) < .seconds(5), "the submit finished while the worker still held alice")
+                try await worker.query("ROLLBACK", logger: db.logger).drain()
+            }
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.queue WHERE user_id = 'alice'", as: Int.self) == 2)
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.user_queues WHERE user_id = 'alice'", as: Int.self) == 1)
+        }
+    }
+
+    /// What a worker's batch commits for alice's only pending event: its outcome, and alice
+    /// released (her "has work" row deleted when nothing is left).
+    private static func commitAlicesEvent(on worker: PostgresConnection, _ db: TestDatabase) async throws {
+        try await worker.query("BEGIN", logger: db.logger).drain()
+        let position = try await worker.query("SELECT position FROM actiond.claim(100, 500)", logger: db.logger)
+            .collect().first!.decode(Int64.self)
+        let batch = #"{"done":[{"position":\#(position),"user":"alice","outcome":"applied","attempts":1}],"claimed":["alice"]}"#
+        try await worker.query("SELECT actiond.commit_batch(\(batch)::jsonb)", logger: db.logger).drain()
+    }
+
+    @Test func aWorkerEmptyingAUserKeepsAnEventSubmittedBeforeItsDelete() async throws {
+        try await TestDatabase.with { db in
+            let submitter = EventSubmitter(client: db.client, logger: db.logger)
+            _ = try await submitter.submit([Self.event("alice-0", user: "alice")])
+            try await db.client.withConnection { producer in
+                try await db.client.withConnection { worker in
+                    // A producer holds alice's order lock with alice-1 uncommitted...
+                    try await producer.query("BEGIN", logger: db.logger).drain()
+                    try await producer.query("SELECT actiond.submit(\(Self.event("alice-1", user: "alice"))::jsonb)", logger: db.logger).drain()
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        // ...while a worker that saw only alice-0 ends its batch: it waits.
+                        group.addTask { try await Self.commitAlicesEvent(on: worker, db) }
+                        try await Self.waitForAdvisoryLockWait(db)
+                        try await producer.query("COMMIT", logger: db.logger).drain()
+                        try await group.waitForAll()
                     }
-                    // ...while another batch for bob commits.
-                    _ = try await submitter.submit([bobLater])
+                    try await worker.query("COMMIT", logger: db.logger).drain()
+                }
+            }
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.queue q JOIN actiond.events e USING (position) WHERE e.id = 'alice-1'", as: Int.self) == 1)
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.user_queues WHERE user_id = 'alice'", as: Int.self) == 1,
+                    "alice has a pending event, so she must still have her row")
+        }
+    }
+
+    @Test func aSubmitAfterAWorkerEmptiedTheUserPutsHerRowBack() async throws {
+        try await TestDatabase.with { db in
+            let submitter = EventSubmitter(client: db.client, logger: db.logger)
+            _ = try await submitter.submit([Self.event("alice-0", user: "alice")])
+            try await db.client.withConnection { worker in
+                // The worker has deleted alice's row (uncommitted), holding her order lock...
+                try await Self.commitAlicesEvent(on: worker, db)
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    // ...so a submit for alice waits for its commit, then inserts the row again.
+                    group.addTask { _ = try await submitter.submit([Self.event("alice-1", user: "alice")]) }
+                    try await Self.waitForAdvisoryLockWait(db)
                     try await worker.query("COMMIT", logger: db.logger).drain()
                     try await group.waitForAll()
                 }
             }
-            let first = try await db.scalar("SELECT position FROM actiond.events WHERE id = 'bob-1'", as: Int64.self)
-            let later = try await db.scalar("SELECT position FROM actiond.events WHERE id = 'bob-3'", as: Int64.self)
-            #expect(later < first, "bob-3 committed first, so it must have the earlier position (got bob-1 \(first), bob-3 \(later))")
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.queue WHERE user_id = 'alice'", as: Int.self) == 1)
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.user_queues WHERE user_id = 'alice'", as: Int.self) == 1)
         }
     }
 }
