@@ -12,10 +12,9 @@ declare
     stored_positions bigint[];
 begin
     -- 1. Validate every input once.
-    select array_agg(p.code order by i.n), array_agg(p.message order by i.n)
+    select array_agg(p.code order by p.n), array_agg(p.message order by p.n)
     into codes, messages
-    from unnest(events) with ordinality as i(e, n)
-    cross join lateral actiond.event_problem(i.e) p;
+    from actiond.event_problems(events) p;
 
     -- 2. Take the users' order locks (lock_users) before taking any position. Positions are
     --    thus taken under the user's lock: a transaction that takes a later position for a

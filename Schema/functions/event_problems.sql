@@ -1,0 +1,105 @@
+-- Every envelope and payload rule (PRODUCT.md section 3), for a whole batch in one query:
+-- one row per input, n its 1-based ordinal, with the first problem found as (code,
+-- message), or (null, null) when the event is acceptable. submit_many (and so submit)
+-- calls it; it is the one definition of the rules.
+--
+-- Set-based on purpose: the registry is joined once per batch and each rule is one CASE
+-- arm of one query, where a PL/pgSQL call per event (and per field, and a registry lookup
+-- per notification) cost about 100 µs per notification.sent.
+create function actiond.event_problems(events jsonb[])
+returns table (n bigint, code text, message text)
+language sql stable parallel safe as $$
+    -- Materialized: each event's CASE is evaluated once, not once per output column.
+    with checked as materialized (
+    select i.n, case
+            when i.e is null or jsonb_typeof(i.e) <> 'object' then
+                array['22023', 'event: must be a JSON object, got ' || coalesce(jsonb_typeof(i.e), 'null')]
+            when i.e - array['id', 'type', 'user_id', 'occurred_at', 'data'] <> '{}'::jsonb then
+                array['22023', (select min(k) from jsonb_object_keys(i.e - array['id', 'type', 'user_id', 'occurred_at', 'data']) k)
+                               || ': unknown field; an event has id, type, user_id, occurred_at and data']
+            when coalesce(actiond.string_field_problem(i.e -> 'id', 'id', 128),
+                          actiond.string_field_problem(i.e -> 'type', 'type'),
+                          actiond.string_field_problem(i.e -> 'user_id', 'user_id'),
+                          actiond.string_field_problem(i.e -> 'occurred_at', 'occurred_at')) is not null then
+                array['22023', coalesce(actiond.string_field_problem(i.e -> 'id', 'id', 128),
+                                        actiond.string_field_problem(i.e -> 'type', 'type'),
+                                        actiond.string_field_problem(i.e -> 'user_id', 'user_id'),
+                                        actiond.string_field_problem(i.e -> 'occurred_at', 'occurred_at'))]
+            when v.type not in ('notification.sent', 'notification.response', 'meeting.cancelled',
+                                'protected_data.unavailable', 'protected_data.available') then
+                array['22023', 'type: unknown type "' || v.type || '"; one of notification.sent, notification.response, '
+                    || 'meeting.cancelled, protected_data.unavailable, protected_data.available']
+            when not actiond.is_rfc3339(i.e ->> 'occurred_at') then
+                array['22007', 'occurred_at: must be an RFC 3339 date-time such as 2026-11-22T09:30:00Z, got "'
+                    || left(i.e ->> 'occurred_at', 64) || '"']
+            when v.data is null or jsonb_typeof(v.data) <> 'object' then
+                array['22023', 'data: is required (an object), got ' || coalesce(jsonb_typeof(v.data), 'nothing')]
+
+            -- notification.sent
+            when v.type = 'notification.sent' then case
+                when actiond.string_field_problem(v.data -> 'request_id', 'data.request_id') is not null then
+                    array['22023', actiond.string_field_problem(v.data -> 'request_id', 'data.request_id')]
+                when v.payload is null or jsonb_typeof(v.payload) <> 'object' then
+                    array['22023', 'data.payload: is required (an object: the APNs payload), got '
+                        || coalesce(jsonb_typeof(v.payload), 'nothing')]
+                -- Cheap upper bound first: the compact size is only computed near the limit.
+                when octet_length(v.payload::text) > 4096 and actiond.compact_json_bytes(v.payload) > 4096 then
+                    array['22023', 'data.payload: must be at most 4096 bytes of UTF-8 JSON, got ' || actiond.compact_json_bytes(v.payload)]
+                when v.payload -> 'aps' is null or jsonb_typeof(v.payload -> 'aps') <> 'object' then
+                    array['22023', 'data.payload.aps: is required (an object), got ' || coalesce(jsonb_typeof(v.payload -> 'aps'), 'nothing')]
+                when actiond.string_field_problem(v.payload -> 'aps' -> 'category', 'data.payload.aps.category') is not null then
+                    array['22023', actiond.string_field_problem(v.payload -> 'aps' -> 'category', 'data.payload.aps.category')]
+                when c.category is null then
+                    array['23503', 'data.payload.aps.category: "' || (v.payload -> 'aps' ->> 'category')
+                        || '" is not a registered category (identifiers are case-sensitive; see actiond categories list)']
+                when v.payload -> 'aps' -> 'mutable-content' = '1'::jsonb and not coalesce(
+                        (jsonb_typeof(v.payload -> 'aps' -> 'alert') = 'string' and v.payload -> 'aps' ->> 'alert' <> '')
+                        or (jsonb_typeof(v.payload -> 'aps' -> 'alert') = 'object' and (
+                            (jsonb_typeof(v.payload -> 'aps' -> 'alert' -> 'title') = 'string' and v.payload -> 'aps' -> 'alert' ->> 'title' <> '')
+                            or (jsonb_typeof(v.payload -> 'aps' -> 'alert' -> 'body') = 'string' and v.payload -> 'aps' -> 'alert' ->> 'body' <> ''))),
+                        false) then
+                    array['22023', 'data.payload.aps.alert: mutable-content 1 requires an alert with a title or body']
+                when missing.key is not null then
+                    array['22023', 'data.payload.' || missing.key || ': is required as a string for category ' || c.category
+                        || ', got ' || coalesce(jsonb_typeof(v.payload -> missing.key), 'nothing')]
+                when v.payload ? 'USER_ID' and v.payload -> 'USER_ID' is distinct from to_jsonb(i.e ->> 'user_id') then
+                    array['22023', 'data.payload.USER_ID: must equal the envelope''s user_id "' || (i.e ->> 'user_id') || '"']
+            end
+
+            -- notification.response
+            when v.type = 'notification.response' then case
+                when coalesce(actiond.string_field_problem(v.data -> 'request_id', 'data.request_id'),
+                              actiond.string_field_problem(v.data -> 'action', 'data.action')) is not null then
+                    array['22023', coalesce(actiond.string_field_problem(v.data -> 'request_id', 'data.request_id'),
+                                            actiond.string_field_problem(v.data -> 'action', 'data.action'))]
+                when jsonb_typeof(v.data -> 'text') not in ('string', 'null') then
+                    array['22023', 'data.text: must be a string, got ' || jsonb_typeof(v.data -> 'text')]
+                when v.data -> 'locked' is null or v.data -> 'locked' = 'null'::jsonb then
+                    array['22023', 'data.locked: is required (a boolean: the device was locked when the person acted)']
+                when jsonb_typeof(v.data -> 'locked') <> 'boolean' then
+                    array['22023', 'data.locked: must be a boolean, got ' || jsonb_typeof(v.data -> 'locked')]
+            end
+
+            -- meeting.cancelled (protected_data.*: no data fields)
+            when v.type = 'meeting.cancelled' and actiond.string_field_problem(v.data -> 'meeting_id', 'data.meeting_id') is not null then
+                array['22023', actiond.string_field_problem(v.data -> 'meeting_id', 'data.meeting_id')]
+        end as problem
+    from unnest(events) with ordinality as i(e, n)
+    -- The parts the rules read. (-> on a JSON value that is not an object is null; each is a
+    -- plain expression, so that string_field_problem stays inlined.)
+    cross join lateral (select i.e ->> 'type' as type, i.e -> 'data' as data, i.e -> 'data' -> 'payload' as payload) v
+    -- The category a notification names, in the current registry (case-sensitive).
+    left join actiond.categories c
+           on c.version = (select actiond.current_category_version())
+          and c.category = v.payload -> 'aps' ->> 'category'
+    -- Its first custom key (in the category's order) that is missing or not a string.
+    left join lateral (
+        select r.key
+        from unnest(c.required_payload_keys) with ordinality as r(key, o)
+        where jsonb_typeof(v.payload -> r.key) is distinct from 'string'
+        order by r.o
+        limit 1
+    ) missing on true
+    )
+    select checked.n, checked.problem[1], checked.problem[2] from checked
+$$;
