@@ -32,6 +32,31 @@ struct EventSubmitterTests {
         }
     }
 
+    @Test func parallelStatementsKeepEachUsersOrderAndAnswerInInputOrder() async throws {
+        try await TestDatabase.with { db in
+            let submitter = EventSubmitter(client: db.client, logger: db.logger)
+            let inputs = (0..<1200).map { n in
+                EventJSON.cancelled("e\(n)").setting(["user_id"], to: .string("user-\(n % 37)")).json
+            } + [#"{"id": "broken"#, EventJSON.cancelled("e0").json]
+            let results = try await submitter.submit(inputs, connections: 4)
+            #expect(results.count == inputs.count)
+            #expect(results.dropFirst().prefix(1199).allSatisfy { $0.status == .accepted })
+            #expect(results[1200].status == .refused)
+            // e0 twice, for two users, in two statements run at once: exactly one is stored,
+            // the other refused as a conflict (which one is not defined across statements).
+            #expect(Set([results[0].status, results[1201].status]) == [.accepted, .refused])
+            #expect([results[0], results[1201]].first { $0.status == .refused }?.errorCode == "23505")
+            let stored = try await db.client.query("SELECT id, position FROM actiond.events", logger: db.logger)
+                .collect().map { try $0.decode((String, Int64).self) }
+            let positions = Dictionary(uniqueKeysWithValues: stored)
+            for n in 1..<1200 { #expect(positions["e\(n)"] == results[n].position) }
+            for user in 0..<37 {
+                let mine = stride(from: user == 0 ? 37 : user, to: 1200, by: 37).map { positions["e\($0)"]! }
+                #expect(mine == mine.sorted(), "user-\(user)'s events keep their input order")
+            }
+        }
+    }
+
     @Test func aLineThatIsNotJSONIsRefusedAloneAndTheRestStored() async throws {
         try await TestDatabase.with { db in
             let results = try await EventSubmitter(client: db.client, logger: db.logger).submit([

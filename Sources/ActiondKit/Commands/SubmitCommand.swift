@@ -11,9 +11,12 @@ struct SubmitCommand: AsyncParsableCommand {
     @OptionGroup var options: GlobalOptions
     @Argument(help: "A JSON Lines file, one event per line, or - for standard input.") var file: String
     @Option(help: "Events per statement.") var batchSize: Int = 1000
+    @Option(help: "Statements run at once, each on its own connection, with the events split by user (each user's events stay in order).")
+    var connections: Int = 2
 
     func validate() throws {
         guard batchSize >= 1 && batchSize <= 100_000 else { throw ValidationError("--batch-size must be between 1 and 100000") }
+        guard connections >= 1 && connections <= 64 else { throw ValidationError("--connections must be between 1 and 64") }
     }
 
     func run() async throws {
@@ -24,9 +27,9 @@ struct SubmitCommand: AsyncParsableCommand {
             _ = try await Migrator(client: client, logger: logger, handlers: Installed.handlers).migrate()
             let submitter = EventSubmitter(client: client, logger: logger)
             while true {
-                let lines = try reader.next(batchSize)
+                let lines = try reader.next(batchSize * connections)
                 if lines.isEmpty { break }
-                let results = try await submitter.submit(lines.map(\.text))
+                let results = try await submitter.submit(lines.map(\.text), connections: connections)
                 for (line, result) in zip(lines, results) {
                     counts[result.status, default: 0] += 1
                     if result.status == .refused {

@@ -13,6 +13,28 @@ package struct EventSubmitter: Sendable {
         self.logger = logger
     }
 
+    /// One result per input, in input order, from `connections` statements run at once: the
+    /// events are split by user (`UserPartition`), so each user's events are submitted in
+    /// input order by one statement, and the statements lock disjoint sets of users. One
+    /// difference from a single statement: when one id comes with two different users in the
+    /// same call, one is stored and the other refused (23505), but which one is not defined.
+    package func submit(_ events: [String], connections: Int) async throws -> [SubmitResult] {
+        guard connections > 1 && events.count > 1 else { return try await submit(events) }
+        let partition = UserPartition(count: connections)
+        var parts = [[Int]](repeating: [], count: connections)
+        for (index, event) in events.enumerated() { parts[partition.index(of: event)].append(index) }
+        var results = [SubmitResult?](repeating: nil, count: events.count)
+        try await withThrowingTaskGroup(of: ([Int], [SubmitResult]).self) { group in
+            for part in parts where !part.isEmpty {
+                group.addTask { (part, try await submit(part.map { events[$0] })) }
+            }
+            for try await (part, partResults) in group {
+                for (index, result) in zip(part, partResults) { results[index] = result }
+            }
+        }
+        return results.map { $0! }
+    }
+
     /// One result per input, in input order. Accepted and duplicate inputs are committed
     /// when this returns; refused ones stored nothing.
     package func submit(_ events: [String]) async throws -> [SubmitResult] {

@@ -2,6 +2,8 @@
 package struct BenchConfiguration: Sendable {
     /// Events submitted through the bulk path (`actiond submit`'s).
     package var submitEvents = 200_000
+    /// Statements the bulk path runs at once (`actiond submit --connections`, its default).
+    package var submitConnections = 2
     /// Events submitted with one `actiond.submit()` call each, from `singleConnections`.
     package var singleEvents = 20_000
     package var singleConnections = 8

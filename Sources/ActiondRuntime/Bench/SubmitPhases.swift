@@ -4,15 +4,17 @@ import PostgresNIO
 
 /// bulk_submit and single_submit.
 enum SubmitPhases {
-    /// JSON Lines through `EventSubmitter` in batches of 1,000: what `actiond submit` does.
+    /// JSON Lines through `EventSubmitter` in batches of 1,000, `submitConnections` statements
+    /// at once split by user: what `actiond submit` does with its defaults.
     static func bulk(_ bench: Benchmark, client: PostgresClient) async throws -> BenchResult.Rate {
         let lines = bench.workload(bench.configuration.submitEvents, users: max(bench.configuration.users, bench.configuration.submitEvents / 18), runID: "b")
         let submitter = EventSubmitter(client: client, logger: bench.logger)
         let clock = ContinuousClock()
         let start = clock.now
         var accepted = 0
-        for offset in stride(from: 0, to: lines.count, by: 1000) {
-            let results = try await submitter.submit(Array(lines[offset..<min(offset + 1000, lines.count)]))
+        let connections = bench.configuration.submitConnections, round = 1000 * connections
+        for offset in stride(from: 0, to: lines.count, by: round) {
+            let results = try await submitter.submit(Array(lines[offset..<min(offset + round, lines.count)]), connections: connections)
             accepted += results.filter { $0.status == .accepted }.count
         }
         let seconds = Benchmark.seconds(start.duration(to: clock.now))
