@@ -104,9 +104,12 @@ begin
     -- whose held responses go back to the queue, and the claimed users left with nothing
     -- queued, whose "has work" row is deleted (unless a producer that held the lock added an
     -- event meanwhile: the delete's snapshot, taken after the lock, sees it).
-    held_positions := array(
-        select h.position from actiond.held h
-        where h.request_id in (select r.value from jsonb_array_elements_text(batch -> 'recorded') r));
+    held_positions := '{}';
+    if jsonb_array_length(batch -> 'recorded') > 0 then
+        held_positions := array(
+            select h.position from actiond.held h
+            where h.request_id in (select r.value from jsonb_array_elements_text(batch -> 'recorded') r));
+    end if;
     emptied := array(
         select c.value from jsonb_array_elements_text(batch -> 'claimed') c
         where not exists (select 1 from actiond.queue q where q.user_id = c.value));
