@@ -8,7 +8,7 @@ import Testing
 /// The user's order lock (`lock_users`): a user's positions are taken only after every
 /// earlier submit for that user has committed, a producer never waits for a worker's batch,
 /// and a worker that empties a user's queue never loses an event submitted meanwhile.
-@Suite("Submit ordering", .timeLimit(.minutes(1)))
+@Suite("Submit ordering", .timeLimit(.minutes(3)))
 struct SubmitOrderingTests {
     private static func event(_ id: String, user: String) -> String {
         EventJSON.cancelled(id).setting(["user_id"], to: .string(user)).json
@@ -60,11 +60,10 @@ struct SubmitOrderingTests {
                 let claimed = try await worker.query("SELECT id FROM actiond.claim(100, 500)", logger: db.logger).collect()
                 #expect(claimed.count == 1)
 
-                let clock = ContinuousClock()
-                let started = clock.now
+                // The submit returns while the worker's transaction is still open: were it to
+                // wait for the worker, it would wait for ever (the suite's time limit).
                 let results = try await submitter.submit([Self.event("alice-1", user: "alice")])
                 #expect(results.map(\.status) == [.accepted])
-                #expect(started.duration(to: clock.now) < .seconds(5), "the submit finished while the worker still held alice")
                 try await worker.query("ROLLBACK", logger: db.logger).drain()
             }
             #expect(try await db.scalar("SELECT count(*) FROM actiond.queue WHERE user_id = 'alice'", as: Int.self) == 2)

@@ -4,7 +4,7 @@ import ActiondTestSupport
 import MetricsTestKit
 import Testing
 
-@Suite("Worker metrics", .timeLimit(.minutes(1)))
+@Suite("Worker metrics", .timeLimit(.minutes(3)))
 struct WorkerMetricsTests {
     @Test func outcomesBatchesAndLatenciesAreRecorded() async throws {
         try await TestDatabase.with { db in
