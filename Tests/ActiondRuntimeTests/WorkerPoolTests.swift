@@ -8,7 +8,7 @@ import ServiceLifecycle
 import Synchronization
 import Testing
 
-@Suite("Workers", .timeLimit(.minutes(2)))
+@Suite("Workers", .timeLimit(.minutes(5)))
 struct WorkerPoolTests {
     static func drain(_ db: TestDatabase, handler: any EventHandler, concurrency: Int = 4, batchSize: Int = 50,
                       retry: RetryPolicy = RetryPolicy()) async throws {
@@ -86,33 +86,30 @@ struct WorkerPoolTests {
         try await TestDatabase.with { db in
             let handler = CheckingHandler()
             let workers = Workers(client: db.client, handler: handler,
-                                  configuration: WorkerConfiguration(concurrency: 2, pollInterval: .seconds(30)), logger: db.logger)
+                                  configuration: WorkerConfiguration(concurrency: 2, pollInterval: .seconds(3600)), logger: db.logger)
             let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: workers.serviceConfigurations, logger: db.logger))
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }
                 try await Task.sleep(for: .seconds(1))  // idle, listening
 
-                var latencies: [Duration] = []
+                // The loops poll once an hour: an event picked up at all was woken for. This is
+                // not a speed test (the benchmark measures latency): on a 2-core machine running
+                // the whole suite at once, pick-ups of 3 to 10 s were seen.
                 for index in 0..<3 {
                     let submitted = ContinuousClock.now
                     try await WorkerEvents.submit([WorkerEvents.json("wake-\(index)", user: "ana")], to: db)
                     while try await db.scalar("SELECT count(*) FROM actiond.outcomes", as: Int.self) <= index {
-                        try #require(submitted.duration(to: .now) < .seconds(10), "never picked up")
+                        try #require(submitted.duration(to: .now) < .seconds(60), "wake-\(index) never picked up")
                         try await Task.sleep(for: .milliseconds(5))
                     }
-                    latencies.append(submitted.duration(to: .now))
                     try await Task.sleep(for: .milliseconds(300))
                 }
-                // Woken, not polled: well under the 30 s poll. This is not a speed test (the benchmark
-                // measures latency); the margin allows for a 2-core machine running the whole suite
-                // in parallel, where 2-3 s were seen.
-                #expect(latencies.allSatisfy { $0 < .seconds(10) }, "picked up well under the 30 s poll: \(latencies)")
 
                 // Graceful shutdown ends the pool by itself.
                 let stopping = ContinuousClock.now
                 await group.triggerGracefulShutdown()
                 try await tasks.waitForAll()
-                #expect(stopping.duration(to: .now) < .seconds(5))
+                #expect(stopping.duration(to: .now) < .seconds(30), "ended by itself, not by the hourly poll")
             }
             #expect(try await Ledger.read(db).isExact)
         }

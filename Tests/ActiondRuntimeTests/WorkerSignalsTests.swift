@@ -1,4 +1,5 @@
 @testable import ActiondRuntime
+import Synchronization
 import Testing
 
 @Suite("Worker signals", .timeLimit(.minutes(1)))
@@ -28,11 +29,40 @@ struct WorkerSignalsTests {
         let woken = ContinuousClock.now
         signals.wake()
         await waiter.value
-        #expect(woken.duration(to: .now) < .seconds(1))
+        #expect(woken.duration(to: .now) < .seconds(10), "woken, not timed out after 60 s")
         #expect(signals.generation == generation + 1)
 
         signals.stop()
         #expect(signals.isStopping)
         await signals.wait(since: signals.generation, timeout: .seconds(60))  // returns at once when stopping
     }
+
+    /// A notification wakes one idle loop, not all of them; a reconnect wakes them all.
+    @Test func aWakeUpWakesOneWaiterAndWakeAllEveryOne() async throws {
+        let signals = WorkerSignals()
+        let ended = Counter()
+        let generation = signals.generation
+        let waiters = (0..<3).map { _ in
+            Task {
+                await signals.wait(since: generation, timeout: .seconds(60))
+                ended.add()
+            }
+        }
+        while signals.waiting < 3 { try await Task.sleep(for: .milliseconds(5)) }
+        signals.wake()
+        while ended.value < 1 { try await Task.sleep(for: .milliseconds(5)) }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(ended.value == 1, "one of three idle loops woken")
+        #expect(signals.waiting == 2)
+
+        signals.wakeAll()
+        for waiter in waiters { await waiter.value }
+        #expect(ended.value == 3)
+    }
+}
+
+private final class Counter: Sendable {
+    private let count = Mutex(0)
+    var value: Int { count.withLock { $0 } }
+    func add() { count.withLock { $0 += 1 } }
 }

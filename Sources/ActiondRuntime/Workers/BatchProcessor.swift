@@ -18,8 +18,15 @@ struct BatchProcessor: Sendable {
     let categories: CategoryCache
     let logger: Logger
 
-    /// Returns how many events were claimed (0: nothing to do right now).
-    func processBatch() async throws -> Int {
+    /// What one batch claimed.
+    struct Claimed: Sendable {
+        /// Events claimed (0: nothing to do right now).
+        var events: Int
+        /// Whether the claim hit its limit of users or events, so more work is likely waiting.
+        var full: Bool
+    }
+
+    func processBatch() async throws -> Claimed {
         try await client.withConnection { connection in
             try await connection.failingWhenClosed {
                 try await connection.transaction(logger: logger) { connection in
@@ -29,14 +36,14 @@ struct BatchProcessor: Sendable {
         }
     }
 
-    private func process(on connection: PostgresConnection) async throws -> Int {
+    private func process(on connection: PostgresConnection) async throws -> Claimed {
         let clock = ContinuousClock()
         let claimStart = clock.now
         let claim = try await WorkQueue.claim(maxUsers: configuration.usersPerBatch, maxEvents: configuration.batchSize,
                                               on: connection, logger: logger)
         metrics.claimDuration.recordNanoseconds(claimStart.duration(to: clock.now).nanoseconds)
         let events = claim.events
-        guard !events.isEmpty else { return 0 }
+        guard !events.isEmpty else { return Claimed(events: 0, full: false) }
         metrics.batchSize.record(events.count)
 
         var state = WorkingSet(categories: try await categories.registry(version: claim.categoryVersion, on: connection, logger: logger))
@@ -70,7 +77,8 @@ struct BatchProcessor: Sendable {
                                               "finished": "\(finished.count)", "held": "\(run.held.count)",
                                               "stashed": "\(run.stashed.count)", "integrated": "\(run.unstashed.count)",
                                               "retries": "\(retries.count)"])
-        return events.count
+        return Claimed(events: events.count,
+                       full: events.count >= configuration.batchSize || claimedUsers.count >= configuration.usersPerBatch)
     }
 
     /// Locks the shared rows the batch may write, reads the stash of users whose protected

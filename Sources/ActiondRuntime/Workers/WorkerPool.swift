@@ -51,7 +51,10 @@ package struct WorkerPool: Service {
         while !signals.isStopping && !Task.isCancelled {
             let generation = signals.generation
             do {
-                if try await processor.processBatch() > 0 {
+                let claimed = try await processor.processBatch()
+                if claimed.events > 0 {
+                    // More is likely waiting: recruit an idle loop (a wake-up wakes only one).
+                    if claimed.full { signals.wake() }
                     errorDelay = .milliseconds(100)
                     continue
                 }

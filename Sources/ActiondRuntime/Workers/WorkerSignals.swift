@@ -20,18 +20,31 @@ final class WorkerSignals: Sendable {
 
     var generation: Int { state.withLock { $0.generation } }
     var isStopping: Bool { state.withLock { $0.stopping } }
+    /// Loops waiting right now.
+    var waiting: Int {
+        state.withLock { state in
+            state.waiters.values.count { if case .waiting = $0 { true } else { false } }
+        }
+    }
 
-    /// Wakes every waiting loop.
+    /// Wakes one waiting loop (a notification is usually one producer's commit: one loop's
+    /// claim takes it all; a loop whose claim was full wakes the next). Busy loops see the
+    /// new generation and claim again after their batch, so no wake-up is lost.
     func wake() {
-        resumeAll { _ in }
+        resume(all: false) { _ in }
+    }
+
+    /// Wakes every waiting loop (after the listener reconnects: notifications may be lost).
+    func wakeAll() {
+        resume(all: true) { _ in }
     }
 
     /// Stops the loops: they finish their batch and return.
     func stop() {
-        resumeAll { $0.stopping = true }
+        resume(all: true) { $0.stopping = true }
     }
 
-    private func resumeAll(_ change: (inout State) -> Void) {
+    private func resume(all: Bool, _ change: (inout State) -> Void) {
         let continuations = state.withLock { state in
             change(&state)
             state.generation += 1
@@ -40,6 +53,7 @@ final class WorkerSignals: Sendable {
                 if case .waiting(let continuation) = waiter {
                     continuations.append(continuation)
                     state.waiters[id] = .done
+                    if !all { break }
                 }
             }
             return continuations

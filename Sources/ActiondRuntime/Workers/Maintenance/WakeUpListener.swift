@@ -3,7 +3,7 @@ import Logging
 import PostgresNIO
 import ServiceLifecycle
 
-/// LISTENs on `actiond_wakeup` (notified by submit at commit) and wakes idle workers.
+/// LISTENs on `actiond_wakeup` (notified by submit at commit) and wakes an idle loop per notification.
 /// Reconnects with backoff when the connection drops; wakes everyone after each (re)connect,
 /// since notifications sent while disconnected are lost. Polling remains the fallback.
 package struct WakeUpListener: Service {
@@ -26,7 +26,7 @@ package struct WakeUpListener: Service {
                 try await client.withConnection { connection in
                     try await connection.failingWhenClosed(closeOnCancel: false) { [signals] in
                         try await connection.listen(on: Self.channel) { notifications in
-                            signals.wake()
+                            signals.wakeAll()
                             for try await _ in notifications {
                                 signals.wake()
                             }
