@@ -48,7 +48,11 @@ begin
         update actiond.outcomes o
         set outcome = r.outcome, reason = r.reason, revised_at = clock_timestamp()
         from jsonb_to_recordset(batch -> 'revised') as r(id text, "user" text, outcome text, reason text)
-        join actiond.events e on e.id = r.id and e.user_id = r."user" and e.type = 'notification.response'
+        cross join lateral (  -- one probe of the id index per revision (see load_streams)
+            select e.position from actiond.events e
+            where e.id = r.id and e.user_id = r."user" and e.type = 'notification.response'
+            limit 1
+        ) e
         where o.position = e.position;
     end if;
 

@@ -9,9 +9,16 @@ begin
     if cardinality(lock_kinds) > 0 then
         perform actiond.lock_streams(lock_kinds, lock_ids);
     end if;
+    -- One primary-key probe per wanted stream: the limit keeps the planner from turning a
+    -- batch's few keys into a hash join over the whole table, which it chose while the table
+    -- was young and its statistics small.
     return query
     select p.kind, p.stream_id, p.user_id, p.state::text
     from unnest(kinds, ids, users) as s(kind, id, usr)
-    join actiond.projections p on p.kind = s.kind and p.stream_id = s.id and p.user_id = s.usr;
+    cross join lateral (
+        select p.kind, p.stream_id, p.user_id, p.state from actiond.projections p
+        where p.kind = s.kind and p.stream_id = s.id and p.user_id = s.usr
+        limit 1
+    ) p;
 end
 $$;
