@@ -21,6 +21,7 @@ returns void
 language plpgsql volatile as $$
 declare
     held_positions bigint[];
+    held_users text[];
     emptied text[];
 begin
     insert into actiond.projections as p (kind, stream_id, user_id, state, last_position)
@@ -109,15 +110,17 @@ begin
     -- queued, whose "has work" row is deleted (unless a producer that held the lock added an
     -- event meanwhile: the delete's snapshot, taken after the lock, sees it).
     held_positions := '{}';
+    held_users := '{}';
     if jsonb_array_length(batch -> 'recorded') > 0 then
-        held_positions := array(
-            select h.position from actiond.held h
-            where h.request_id in (select r.value from jsonb_array_elements_text(batch -> 'recorded') r));
+        select coalesce(array_agg(h.position), '{}'), coalesce(array_agg(h.user_id), '{}')
+        into held_positions, held_users
+        from actiond.held h
+        where h.request_id in (select r.value from jsonb_array_elements_text(batch -> 'recorded') r);
     end if;
     emptied := array(
         select c.value from jsonb_array_elements_text(batch -> 'claimed') c
         where not exists (select 1 from actiond.queue q where q.user_id = c.value));
-    perform actiond.lock_users(emptied || array(select h.user_id from actiond.held h where h.position = any(held_positions)));
+    perform actiond.lock_users(emptied || held_users);
 
     if cardinality(held_positions) > 0 then
         perform actiond.requeue_held(held_positions);
