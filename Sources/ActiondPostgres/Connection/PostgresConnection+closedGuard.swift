@@ -30,7 +30,8 @@ extension PostgresConnection {
                     if first { continuation.resume(with: result) }
                     return first
                 }
-                finished.work = Task {
+                // On this connection's event loop: see EventLoopTaskExecutor.
+                finished.work = Task(executorPreference: EventLoopTaskExecutor(eventLoop)) {
                     do { _ = resume(.success(try await body())) } catch { _ = resume(.failure(error)) }
                 }
                 Task { [self] in

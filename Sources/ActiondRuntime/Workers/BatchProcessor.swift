@@ -22,7 +22,8 @@ struct BatchProcessor: Sendable {
     struct Claimed: Sendable {
         /// Events claimed (0: nothing to do right now).
         var events: Int
-        /// Whether the claim hit its limit of users or events, so more work is likely waiting.
+        /// Whether more work may be waiting: the claim hit its limit of users or events, or
+        /// took as many events of some user as a user may have in one claim.
         var full: Bool
     }
 
@@ -77,8 +78,21 @@ struct BatchProcessor: Sendable {
                                               "finished": "\(finished.count)", "held": "\(run.held.count)",
                                               "stashed": "\(run.stashed.count)", "integrated": "\(run.unstashed.count)",
                                               "retries": "\(retries.count)"])
-        return Claimed(events: events.count,
-                       full: events.count >= configuration.batchSize || claimedUsers.count >= configuration.usersPerBatch)
+        return Claimed(events: events.count, full: Self.mayHaveMore(events, users: claimedUsers.count, configuration: configuration))
+    }
+
+    /// Whether a claim may have left ready events behind. claim() takes at most
+    /// `batchSize / users` events of each user, so a user who got that many may have more.
+    static func mayHaveMore(_ events: [LoggedEvent], users: Int, configuration: WorkerConfiguration) -> Bool {
+        if events.count >= configuration.batchSize || users >= configuration.usersPerBatch { return true }
+        let perUser = max(1, configuration.batchSize / max(1, users))
+        var counts: [ExactString: Int] = [:]
+        for event in events {
+            let key = ExactString(event.userID)
+            counts[key, default: 0] += 1
+            if counts[key]! >= perUser { return true }
+        }
+        return false
     }
 
     /// Locks the shared rows the batch may write, reads the stash of users whose protected

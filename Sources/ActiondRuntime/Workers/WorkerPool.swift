@@ -53,9 +53,18 @@ package struct WorkerPool: Service {
             do {
                 let claimed = try await processor.processBatch()
                 if claimed.events > 0 {
-                    // More is likely waiting: recruit an idle loop (a wake-up wakes only one).
-                    if claimed.full { signals.wake() }
                     errorDelay = .milliseconds(100)
+                    if claimed.full {
+                        // More is likely waiting: recruit an idle loop (a wake-up wakes only one).
+                        signals.wake()
+                        continue
+                    }
+                    // The claim took every ready user it could see. Work that became ready
+                    // since was announced (submit, re-queued held responses and retried dead
+                    // events notify), which moved the generation read before the claim: then
+                    // the wait returns at once. Not claiming again to find nothing saves a
+                    // transaction per batch at low load. Backoffs that end are found by polling.
+                    if !configuration.drain { await signals.wait(since: generation, timeout: configuration.pollInterval) }
                     continue
                 }
                 if configuration.drain {
