@@ -16,8 +16,11 @@
 --
 -- Everything commits with the claim or not at all: an event's effects and its outcome are
 -- recorded exactly once, whatever happens to the worker.
+--
+-- Returns the transaction's id: the `xmin` of the rows written here, with which the worker
+-- recognises them when it reads them again (StateCache, Sources/ActiondPostgres/Projections).
 create function actiond.commit_batch(batch jsonb)
-returns void
+returns bigint
 language plpgsql volatile as $$
 declare
     held_positions bigint[];
@@ -129,5 +132,7 @@ begin
     delete from actiond.user_queues u
     where u.user_id = any(emptied)
       and not exists (select 1 from actiond.queue q where q.user_id = u.user_id);
+
+    return pg_current_xact_id()::text::bigint;
 end
 $$;

@@ -178,6 +178,34 @@ struct DomainProcessingTests {
         }
     }
 
+    /// The workers' cache of decoded rows (StateCache) changes no decision: one workload,
+    /// drained without it and with it, leaves the same outcomes and the same projections, and
+    /// with it rows were taken from the cache.
+    @Test func reusingDecodedRowsChangesNothing() async throws {
+        let lines = MixedWorkload(users: 30, seed: 3, runID: "c").events()
+        var results: [[String]] = []
+        for capacity in [0, 4096] {
+            results.append(try await TestDatabase.with { db in
+                try await Self.submit(lines, to: db)
+                var configuration = WorkerConfiguration(concurrency: 2, batchSize: 3, drain: true)
+                configuration.stateCacheCapacity = capacity
+                let workers = Workers(client: db.client, handler: DomainHandler(rules: ResponseRules(holdWindow: .seconds(600))),
+                                      configuration: configuration, logger: db.logger)
+                try await workers.run()
+                if capacity == 0 {
+                    #expect(workers.pool.states == nil)
+                } else {
+                    let hits = workers.pool.states?.hits ?? 0
+                    #expect(hits > 100, "rows read again unchanged come from the cache: \(hits) hits")
+                }
+                let outcomes = try await Self.outcomes(db).map { "\($0.key)=\($0.value)" }.sorted()
+                #expect(outcomes.count == lines.count)
+                return try await Self.snapshot(db) + outcomes
+            })
+        }
+        #expect(results[0] == results[1])
+    }
+
     static func snapshot(_ db: TestDatabase) async throws -> [String] {
         try await db.client.query("""
             SELECT kind || '|' || stream_id || '|' || user_id || '|' || state::text || '|' || last_position

@@ -9,22 +9,34 @@ package enum ProjectionStore {
     /// Locks the shared rows in `locking` until the transaction ends (in one global order),
     /// then loads the rows of `keys` not loaded yet into `state` (a missing row loads as nil;
     /// one this build cannot read is marked, and fails only the events that read it). One
-    /// round trip.
+    /// round trip. A row whose version `cache` holds is not decoded again.
     package static func load(_ keys: some Collection<StreamKey>, locking: [StreamKey] = [], into state: inout WorkingSet,
-                             catalog: StreamCatalog, on connection: PostgresConnection, logger: Logger) async throws {
+                             catalog: StreamCatalog, cache: StateCache? = nil,
+                             on connection: PostgresConnection, logger: Logger) async throws {
         let missing = keys.filter { !state.isLoaded($0) }
         guard !missing.isEmpty || !locking.isEmpty else { return }
         let rows = try await connection.query("""
-            SELECT kind, stream_id, user_id, state
+            SELECT kind, stream_id, user_id, state, last_position, written_by
             FROM actiond.load_streams(\(locking.map(\.kind)), \(locking.map(\.id)),
                                       \(missing.map(\.kind)), \(missing.map(\.id)), \(missing.map(\.userID)))
             """, logger: logger)
         var found: [StreamKey: StreamState] = [:]
         var unreadable: [StreamKey: String] = [:]
-        for try await (kind, id, user, document) in rows.decode((String, String, String, String).self) {
+        for try await (kind, id, user, document, position, writer) in rows.decode((String, String, String, String, Int64, Int64).self) {
             let key = StreamKey(kind, id, user: user)
+            let version = StateCache.Version(position: position, transaction: writer)
+            if let cached = cache?.state(key, version: version) {
+                found[key] = cached
+                continue
+            }
             // A row this build cannot read fails the events that read it, not the batch.
-            do { found[key] = try catalog.decodeState(kind: kind, document: document) } catch { unreadable[key] = String(describing: error) }
+            do {
+                let decoded = try catalog.decodeState(kind: kind, document: document)
+                found[key] = decoded
+                cache?.store(key, version: version, state: decoded)
+            } catch {
+                unreadable[key] = String(describing: error)
+            }
         }
         for key in missing {
             if let error = unreadable[key] { state.markUnreadable(key, error: error) } else { state.load(key, found[key]) }

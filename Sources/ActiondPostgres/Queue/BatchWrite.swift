@@ -152,8 +152,11 @@ package struct BatchWrite: Sendable {
         document = json.text
     }
 
-    /// Writes the batch: one round trip, in the worker's transaction.
-    package func commit(on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query("SELECT actiond.commit_batch(\(document)::jsonb)", logger: logger).drain()
+    /// Writes the batch: one round trip, in the worker's transaction. Returns the
+    /// transaction's id, the `xmin` of the rows written (see `StateCache`).
+    @discardableResult
+    package func commit(on connection: PostgresConnection, logger: Logger) async throws -> Int64 {
+        let rows = try await connection.query("SELECT actiond.commit_batch(\(document)::jsonb)", logger: logger).collect()
+        return try rows.first?.decode(Int64.self) ?? 0
     }
 }

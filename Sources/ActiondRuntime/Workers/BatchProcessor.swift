@@ -16,6 +16,8 @@ struct BatchProcessor: Sendable {
     let configuration: WorkerConfiguration
     let metrics: WorkerMetrics
     let categories: CategoryCache
+    /// Decoded rows shared by the pool's loops (nil: none kept).
+    let states: StateCache?
     let logger: Logger
 
     /// What one batch claimed.
@@ -71,7 +73,15 @@ struct BatchProcessor: Sendable {
 
         let commitStart = clock.now
         let claimedUsers = Set(events.map { ExactString($0.userID) }).map(\.string)
-        try await BatchWrite(run: run, finished: finished, retries: retries, claimedUsers: claimedUsers).commit(on: connection, logger: logger)
+        let transaction = try await BatchWrite(run: run, finished: finished, retries: retries, claimedUsers: claimedUsers)
+            .commit(on: connection, logger: logger)
+        // The rows as written, by the version they will be read back with. Should the
+        // transaction not commit, the rows keep their old version and these entries go unused.
+        for (key, position) in run.state.changed {
+            if let states, let written = run.state[key] {
+                states.store(key, version: StateCache.Version(position: position, transaction: transaction), state: written)
+            }
+        }
         metrics.commitDuration.recordNanoseconds(commitStart.duration(to: clock.now).nanoseconds)
         for item in finished { metrics.record(item.outcome) }
         logger.debug("batch done", metadata: [LogKey.events: "\(events.count)", LogKey.users: "\(claimedUsers.count)",
@@ -113,7 +123,8 @@ struct BatchProcessor: Sendable {
                 for key in (try? handler.streams(for: event, in: state)) ?? [] where !state.isLoaded(key) { wanted.insert(key) }
             }
             if wanted.isEmpty && locking.isEmpty { break }
-            try await ProjectionStore.load(wanted, locking: locking, into: &state, catalog: handler.catalog, on: connection, logger: logger)
+            try await ProjectionStore.load(wanted, locking: locking, into: &state, catalog: handler.catalog, cache: states,
+                                           on: connection, logger: logger)
             locking = []
         }
         return stash

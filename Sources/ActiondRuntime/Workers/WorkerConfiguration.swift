@@ -22,6 +22,9 @@ package struct WorkerConfiguration: Sendable, Hashable {
     package var holdSweepInterval: Duration = .seconds(1)
     /// How often per-minute report counters older than two days are dropped.
     package var pruneInterval: Duration = .seconds(300)
+    /// Decoded projection rows the loops keep between batches (`StateCache`; 0: none). About
+    /// a kilobyte each.
+    package var stateCacheCapacity: Int = 4096
 
     package init() {}
 

@@ -18,6 +18,8 @@ package struct WorkerPool: Service {
     let metrics: WorkerMetrics
     let signals: WorkerSignals
     let categories = CategoryCache()
+    /// Decoded rows shared by the loops (nil: configured off).
+    package let states: StateCache?
 
     init(client: PostgresClient, handler: any EventHandler, configuration: WorkerConfiguration, metrics: WorkerMetrics,
          signals: WorkerSignals, logger: Logger) {
@@ -27,6 +29,7 @@ package struct WorkerPool: Service {
         self.metrics = metrics
         self.signals = signals
         self.logger = logger
+        states = configuration.stateCacheCapacity > 0 ? StateCache(capacity: configuration.stateCacheCapacity) : nil
     }
 
     package func run() async throws {
@@ -46,7 +49,7 @@ package struct WorkerPool: Service {
         var logger = logger
         logger[metadataKey: LogKey.worker] = "\(index)"
         let processor = BatchProcessor(client: client, handler: handler, configuration: configuration, metrics: metrics,
-                                       categories: categories, logger: logger)
+                                       categories: categories, states: states, logger: logger)
         var errorDelay = Duration.milliseconds(100)
         while !signals.isStopping && !Task.isCancelled {
             let generation = signals.generation
