@@ -14,7 +14,10 @@
 -- the events would come from a snapshot older than the lock: a user released by a worker
 -- that committed in between would show events that worker already processed and deleted,
 -- and they would be handled a second time, out of order.
-create function actiond.claim(max_users bigint, max_events bigint)
+--
+-- only_user: claim that user alone, if its turn has come and no other worker holds it (a
+-- worker finding which user a failed batch's error belongs to; see BatchProcessor).
+create function actiond.claim(max_users bigint, max_events bigint, only_user text default null)
 returns table ("position" bigint, user_id text, attempts integer, id text, type text,
                occurred_at timestamptz, data text, submitted_at timestamptz, category_version integer,
                database_now timestamptz)
@@ -25,15 +28,25 @@ declare
     version integer;
 begin
     perform pg_advisory_xact_lock_shared(actiond.rebuild_lock_key());
-    select array_agg(u.user_id) into claimed
-    from (
-        select uq.user_id
-        from actiond.user_queues uq
-        where uq.run_at <= now()
-        order by uq.run_at
-        limit max_users
-        for update skip locked
-    ) u;
+    if only_user is null then
+        select array_agg(u.user_id) into claimed
+        from (
+            select uq.user_id
+            from actiond.user_queues uq
+            where uq.run_at <= now()
+            order by uq.run_at
+            limit max_users
+            for update skip locked
+        ) u;
+    else
+        select array_agg(u.user_id) into claimed
+        from (
+            select uq.user_id
+            from actiond.user_queues uq
+            where uq.user_id = only_user and uq.run_at <= now()
+            for update skip locked
+        ) u;
+    end if;
     if claimed is null then
         return;
     end if;

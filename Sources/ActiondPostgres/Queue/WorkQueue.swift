@@ -15,11 +15,12 @@ package enum WorkQueue {
     }
 
     /// Locks up to `maxUsers` users in this transaction and returns about `maxEvents` of
-    /// their oldest pending events, in position order.
-    package static func claim(maxUsers: Int, maxEvents: Int, on connection: PostgresConnection, logger: Logger) async throws -> Claim {
+    /// their oldest pending events, in position order. With `onlyUser`, that user or none.
+    package static func claim(maxUsers: Int, maxEvents: Int, onlyUser: String? = nil,
+                              on connection: PostgresConnection, logger: Logger) async throws -> Claim {
         let rows = try await connection.query("""
             SELECT position, user_id, attempts, id, type, occurred_at, data, submitted_at, category_version, database_now
-            FROM actiond.claim(\(maxUsers), \(maxEvents))
+            FROM actiond.claim(\(maxUsers), \(maxEvents), \(onlyUser))
             """, logger: logger)
         var claim = Claim(events: [], categoryVersion: nil, databaseNow: nil)
         for try await (position, userID, attempts, id, type, occurredAt, data, submittedAt, version, now)

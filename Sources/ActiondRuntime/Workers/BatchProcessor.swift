@@ -29,25 +29,72 @@ struct BatchProcessor: Sendable {
         var full: Bool
     }
 
-    func processBatch() async throws -> Claimed {
+    /// A batch that failed after its claim, rolled back: what it had claimed, and why.
+    struct Failed: Error, CustomStringConvertible {
+        var events: [LoggedEvent]
+        var underlying: any Error
+        var description: String { DatabaseFailure.describe(underlying) }
+    }
+
+    /// Claims and processes one batch; with `onlyUser`, that user's oldest event alone. An
+    /// error after the claim is thrown as `Failed`.
+    func processBatch(onlyUser: String? = nil) async throws -> Claimed {
         try await client.withConnection { connection in
             try await connection.failingWhenClosed {
                 try await connection.transaction(logger: logger) { connection in
-                    try await process(on: connection)
+                    try await process(onlyUser: onlyUser, on: connection)
                 }
             }
         }
     }
 
-    private func process(on connection: PostgresConnection) async throws -> Claimed {
+    /// Counts a failed attempt of `event`, found alone in a failing batch, with the database's
+    /// `error`, in a transaction of its own: the event runs again after the retry policy's
+    /// backoff, its user waiting, or after the last attempt it is dead and its user's later
+    /// events go on. Returns which; nil when the event is no longer its user's oldest ready
+    /// one (another worker got there first).
+    func recordFailure(of event: LoggedEvent, error: String) async throws -> RetryPolicy.Decision? {
+        try await client.withConnection { connection in
+            try await connection.failingWhenClosed {
+                try await connection.transaction(logger: logger) { connection -> RetryPolicy.Decision? in
+                    let claim = try await WorkQueue.claim(maxUsers: 1, maxEvents: 1, onlyUser: event.userID, on: connection, logger: logger)
+                    guard let current = claim.events.first, current.position == event.position else { return nil }
+                    var finished: [BatchWrite.Finished] = []
+                    var retries: [BatchWrite.Retry] = []
+                    let decision = configuration.retry.afterFailure(attempt: current.failedAttempts + 1)
+                    switch decision {
+                    case .retry(let delay): retries.append(BatchWrite.Retry(event: current, error: error, delay: delay))
+                    case .dead: finished.append(BatchWrite.Finished(event: current, outcome: .dead, error: error))
+                    }
+                    try await BatchWrite(run: BatchRun(state: WorkingSet()), finished: finished, retries: retries,
+                                         claimedUsers: [current.userID]).commit(on: connection, logger: logger)
+                    return decision
+                }
+            }
+        }
+    }
+
+    private func process(onlyUser: String?, on connection: PostgresConnection) async throws -> Claimed {
         let clock = ContinuousClock()
         let claimStart = clock.now
-        let claim = try await WorkQueue.claim(maxUsers: configuration.usersPerBatch, maxEvents: configuration.batchSize,
-                                              on: connection, logger: logger)
+        let claim = try await WorkQueue.claim(maxUsers: onlyUser == nil ? configuration.usersPerBatch : 1,
+                                              maxEvents: onlyUser == nil ? configuration.batchSize : 1,
+                                              onlyUser: onlyUser, on: connection, logger: logger)
         metrics.claimDuration.recordNanoseconds(claimStart.duration(to: clock.now).nanoseconds)
         let events = claim.events
         guard !events.isEmpty else { return Claimed(events: 0, full: false) }
         metrics.batchSize.record(events.count)
+        do {
+            return try await process(events, claim: claim, on: connection)
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw Failed(events: events, underlying: error)
+        }
+    }
+
+    private func process(_ events: [LoggedEvent], claim: WorkQueue.Claim, on connection: PostgresConnection) async throws -> Claimed {
+        let clock = ContinuousClock()
 
         var state = WorkingSet(categories: try await categories.registry(version: claim.categoryVersion, on: connection, logger: logger))
         let stash = try await load(for: events, into: &state, on: connection)

@@ -83,14 +83,67 @@ package struct WorkerPool: Service {
                 errorDelay = .milliseconds(100)
             } catch is CancellationError {
                 return
+            } catch let failed as BatchProcessor.Failed where DatabaseFailure.isAboutData(failed.underlying) {
+                // PostgreSQL refused some event's data: find whose, and let everyone else go on.
+                logger.warning("batch failed on an event's data; running its users one event at a time to find it",
+                               metadata: [LogKey.error: "\(failed)", LogKey.events: "\(failed.events.count)"])
+                if await isolate(failed.events, processor: processor, logger: logger) { errorDelay = .milliseconds(100) }
             } catch {
                 if Task.isCancelled { return }
-                // Connection lost, server restarting…: nothing was committed; try again later.
+                // Connection lost, server restarting, schema missing…: nothing was committed,
+                // and it is no event's fault; try again later.
+                let reason = (error as? BatchProcessor.Failed).map(\.description) ?? String(reflecting: error)
                 logger.error("batch failed; retrying after a pause",
-                             metadata: [LogKey.error: "\(String(reflecting: error))", LogKey.delay: "\(errorDelay)"])
+                             metadata: [LogKey.error: "\(reason)", LogKey.delay: "\(errorDelay)"])
                 do { try await Task.sleep(for: errorDelay) } catch { return }
                 errorDelay = min(errorDelay * 2, .seconds(5))
             }
         }
+    }
+
+    /// Runs the users of a batch that failed on its data one event per transaction, in the
+    /// batch's order, so that the event PostgreSQL refuses is found, its attempt is counted
+    /// (`recordFailure`), and every other event commits. One event at a time rather than a
+    /// bisection: with per-user order, the failing event is the first of its user's that
+    /// fails alone, and a user's events after it must wait for it anyway; this costs at most
+    /// as many short transactions as the batch had events, and finds every failing user of
+    /// the batch at once. Returns false when a systemic error ended it (the loop then pauses).
+    private func isolate(_ events: [LoggedEvent], processor: BatchProcessor, logger: Logger) async -> Bool {
+        var users: [String] = []
+        var counts: [ExactString: Int] = [:]
+        for event in events {
+            let user = ExactString(event.userID)
+            if counts[user] == nil { users.append(event.userID) }
+            counts[user, default: 0] += 1
+        }
+        for user in users {
+            for _ in 0..<(counts[ExactString(user)] ?? 0) where !signals.isStopping {
+                do {
+                    // Nothing claimed: the user waits for a retry, or another loop holds it.
+                    if try await processor.processBatch(onlyUser: user).events == 0 { break }
+                } catch let failed as BatchProcessor.Failed where DatabaseFailure.isAboutData(failed.underlying) {
+                    guard let event = failed.events.first else { break }
+                    let decision: RetryPolicy.Decision?
+                    do { decision = try await processor.recordFailure(of: event, error: failed.description) } catch { return false }
+                    var metadata: Logger.Metadata = [LogKey.position: "\(event.position)", LogKey.userID: "\(event.userID)",
+                                                     LogKey.attempt: "\(event.failedAttempts + 1)", LogKey.error: "\(failed)"]
+                    switch decision {
+                    case .dead:
+                        metrics.record(.dead)
+                        logger.error("the database refused an event for the last time; it is dead, its user's later events continue", metadata: metadata)
+                        continue
+                    case .retry(let delay):
+                        metadata[LogKey.retryIn] = "\(delay)"
+                        logger.warning("the database refused an event; retrying it later, its user's later events wait", metadata: metadata)
+                    case nil:
+                        break
+                    }
+                    break
+                } catch {
+                    return false
+                }
+            }
+        }
+        return true
     }
 }
