@@ -89,4 +89,29 @@ struct PoisonBatchTests {
                                         as: String?.self) != nil, "the timer row exists now")
         }
     }
+
+    /// A value no index can hold (an accepted response whose action is 8 KB of random hex:
+    /// the outcome counters refuse it with 54000) is its event's problem alone.
+    @Test func aValueNoIndexCanHoldIsDeadLetteredAndNobodyWaits() async throws {
+        let action = String((0..<260).map { _ in UUID().uuidString.replacingOccurrences(of: "-", with: "") }.joined().prefix(8192))
+        let huge = [
+            Line.sent("huge-1", request: "huge-inv", category: "MEETING_INVITATION", user: "huge", keys: ["MEETING_ID": "huge-m"]),
+            Line.respond("huge-2", request: "huge-inv", action: action, user: "huge", at: 10),
+            Line.respond("huge-3", request: "huge-inv", action: "ACCEPT_ACTION", user: "huge", at: 20),
+        ]
+        let others = MixedWorkload(users: 20, seed: 5, runID: "h").events()
+        try await TestDatabase.with { db in
+            try await DomainProcessingTests.submit(huge + others, to: db)
+            try await Self.drain(db)
+            let outcomes = try await DomainProcessingTests.outcomes(db)
+            #expect(outcomes["huge-2"] == "dead")
+            #expect(outcomes["huge-3"] == "applied", "the user's later event went on")
+            let error = try await db.scalar("""
+                SELECT o.last_error FROM actiond.outcomes o JOIN actiond.events e USING (position) WHERE e.id = 'huge-2'
+                """, as: String.self)
+            #expect(error.hasPrefix("54000: "), "\(error)")
+            let ledger = try await Ledger.read(db)
+            #expect(ledger.outcomes == ledger.events && ledger.queued == 0 && ledger.usersWithWork == 0 && ledger.usersOff == 0, "\(ledger)")
+        }
+    }
 }
