@@ -133,6 +133,14 @@ begin
     where u.user_id = any(emptied)
       and not exists (select 1 from actiond.queue q where q.user_id = u.user_id);
 
+    -- Turns: a claimed user with events left (its row was not deleted just above) goes to
+    -- the back of the line, behind every user whose turn came before now (claim takes users
+    -- by run_at), so that a long backlog does not keep a newcomer waiting. A user in backoff
+    -- keeps its later time. The claim's row locks are held here, so this waits for no one.
+    update actiond.user_queues u
+    set run_at = greatest(u.run_at, clock_timestamp())
+    where u.user_id in (select c.value from jsonb_array_elements_text(batch -> 'claimed') c);
+
     return pg_current_xact_id()::text::bigint;
 end
 $$;
