@@ -3,6 +3,12 @@
 -- message), or (null, null) when the event is acceptable. submit_many (and so submit)
 -- calls it; it is the one definition of the rules.
 --
+-- Size caps, so that nothing accepted can fail to index later (a btree row holds about
+-- 2,700 bytes): id 128 characters; user_id, data.request_id, data.action, data.meeting_id
+-- and a category's required payload keys 200 characters (at most 800 bytes, under the
+-- 1,000 bytes a handler's state id may have); data.text 4,096 characters;
+-- data.payload 4,096 bytes and data of every type 32,768 bytes, as compact UTF-8 JSON.
+--
 -- Set-based on purpose: the registry is joined once per batch and each rule is one CASE
 -- arm of one query, where a PL/pgSQL call per event (and per field, and a registry lookup
 -- per notification) cost about 100 µs per notification.sent.
@@ -26,11 +32,11 @@ begin
                                || ': unknown field; an event has id, type, user_id, occurred_at and data']
             when coalesce(actiond.string_field_problem(i.e -> 'id', 'id', 128),
                           actiond.string_field_problem(i.e -> 'type', 'type'),
-                          actiond.string_field_problem(i.e -> 'user_id', 'user_id'),
+                          actiond.string_field_problem(i.e -> 'user_id', 'user_id', 200),
                           actiond.string_field_problem(i.e -> 'occurred_at', 'occurred_at')) is not null then
                 array['22023', coalesce(actiond.string_field_problem(i.e -> 'id', 'id', 128),
                                         actiond.string_field_problem(i.e -> 'type', 'type'),
-                                        actiond.string_field_problem(i.e -> 'user_id', 'user_id'),
+                                        actiond.string_field_problem(i.e -> 'user_id', 'user_id', 200),
                                         actiond.string_field_problem(i.e -> 'occurred_at', 'occurred_at'))]
             when v.type not in ('notification.sent', 'notification.response', 'meeting.cancelled',
                                 'protected_data.unavailable', 'protected_data.available') then
@@ -41,11 +47,14 @@ begin
                     || left(i.e ->> 'occurred_at', 64) || '"']
             when v.data is null or jsonb_typeof(v.data) <> 'object' then
                 array['22023', 'data: is required (an object), got ' || coalesce(jsonb_typeof(v.data), 'nothing')]
+            -- Every type's data is bounded (a notification's payload has its own 4 KB rule).
+            when octet_length(v.data::text) > 32768 and actiond.compact_json_bytes(v.data) > 32768 then
+                array['22023', 'data: must be at most 32768 bytes of UTF-8 JSON, got ' || actiond.compact_json_bytes(v.data)]
 
             -- notification.sent
             when v.type = 'notification.sent' then case
-                when actiond.string_field_problem(v.data -> 'request_id', 'data.request_id') is not null then
-                    array['22023', actiond.string_field_problem(v.data -> 'request_id', 'data.request_id')]
+                when actiond.string_field_problem(v.data -> 'request_id', 'data.request_id', 200) is not null then
+                    array['22023', actiond.string_field_problem(v.data -> 'request_id', 'data.request_id', 200)]
                 when v.payload is null or jsonb_typeof(v.payload) <> 'object' then
                     array['22023', 'data.payload: is required (an object: the APNs payload), got '
                         || coalesce(jsonb_typeof(v.payload), 'nothing')]
@@ -69,18 +78,22 @@ begin
                 when missing.key is not null then
                     array['22023', 'data.payload.' || missing.key || ': is required as a string for category ' || c.category
                         || ', got ' || coalesce(jsonb_typeof(v.payload -> missing.key), 'nothing')]
+                when oversized.key is not null then
+                    array['22023', 'data.payload.' || oversized.key || ': must be at most 200 characters, got ' || oversized.length]
                 when v.payload ? 'USER_ID' and v.payload -> 'USER_ID' is distinct from to_jsonb(i.e ->> 'user_id') then
                     array['22023', 'data.payload.USER_ID: must equal the envelope''s user_id "' || (i.e ->> 'user_id') || '"']
             end
 
             -- notification.response
             when v.type = 'notification.response' then case
-                when coalesce(actiond.string_field_problem(v.data -> 'request_id', 'data.request_id'),
-                              actiond.string_field_problem(v.data -> 'action', 'data.action')) is not null then
-                    array['22023', coalesce(actiond.string_field_problem(v.data -> 'request_id', 'data.request_id'),
-                                            actiond.string_field_problem(v.data -> 'action', 'data.action'))]
+                when coalesce(actiond.string_field_problem(v.data -> 'request_id', 'data.request_id', 200),
+                              actiond.string_field_problem(v.data -> 'action', 'data.action', 200)) is not null then
+                    array['22023', coalesce(actiond.string_field_problem(v.data -> 'request_id', 'data.request_id', 200),
+                                            actiond.string_field_problem(v.data -> 'action', 'data.action', 200))]
                 when jsonb_typeof(v.data -> 'text') not in ('string', 'null') then
                     array['22023', 'data.text: must be a string, got ' || jsonb_typeof(v.data -> 'text')]
+                when char_length(v.data ->> 'text') > 4096 then
+                    array['22023', 'data.text: must be at most 4096 characters, got ' || char_length(v.data ->> 'text')]
                 when v.data -> 'locked' is null or v.data -> 'locked' = 'null'::jsonb then
                     array['22023', 'data.locked: is required (a boolean: the device was locked when the person acted)']
                 when jsonb_typeof(v.data -> 'locked') <> 'boolean' then
@@ -88,8 +101,8 @@ begin
             end
 
             -- meeting.cancelled (protected_data.*: no data fields)
-            when v.type = 'meeting.cancelled' and actiond.string_field_problem(v.data -> 'meeting_id', 'data.meeting_id') is not null then
-                array['22023', actiond.string_field_problem(v.data -> 'meeting_id', 'data.meeting_id')]
+            when v.type = 'meeting.cancelled' and actiond.string_field_problem(v.data -> 'meeting_id', 'data.meeting_id', 200) is not null then
+                array['22023', actiond.string_field_problem(v.data -> 'meeting_id', 'data.meeting_id', 200)]
         end as problem
     from unnest(events) with ordinality as i(e, n)
     -- The parts the rules read. (-> on a JSON value that is not an object is null; each is a
@@ -107,6 +120,14 @@ begin
         order by r.o
         limit 1
     ) missing on true
+    -- Its first custom key longer than an id may be (they name state rows, as ids do).
+    left join lateral (
+        select r.key, char_length(v.payload ->> r.key) as length
+        from unnest(c.required_payload_keys) with ordinality as r(key, o)
+        where char_length(v.payload ->> r.key) > 200
+        order by r.o
+        limit 1
+    ) oversized on true
     )
     select checked.n, checked.problem[1], checked.problem[2] from checked;
 end

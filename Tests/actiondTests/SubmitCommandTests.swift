@@ -50,4 +50,68 @@ struct SubmitCommandTests {
             #expect(try await db.scalar("SELECT count(*) FROM actiond.events", as: Int.self) == 25)
         }
     }
+
+    /// Every identifier and text field has a cap (Schema/functions/event_problems.sql): at the
+    /// cap, in four-byte characters, an event is accepted and processed; one character (or
+    /// byte) over, its line is refused with 22023 naming the field, and the rest accepted.
+    @Test func everyFieldAtItsCapIsAcceptedAndProcessedAndOneOverIsRefused() async throws {
+        func chars(_ count: Int, _ first: String = "x") -> String { first + String(repeating: "\u{1F600}", count: count - 1) }
+        func line(_ id: String, _ type: String, user: String = "ana", _ data: String) -> String {
+            #"{"id":"\#(id)","type":"\#(type)","user_id":"\#(user)","occurred_at":"2026-11-22T09:30:00Z","data":\#(data)}"#
+        }
+        let user = chars(200, "u"), meeting = chars(200, "m"), request = chars(200, "r"), message = chars(200, "q")
+        func sentInvitation(_ id: String, request: String, meeting: String, user: String) -> String {
+            line(id, "notification.sent", user: user,
+                 #"{"request_id":"\#(request)","payload":{"aps":{"category":"MEETING_INVITATION","alert":{"title":"Sync"}},"MEETING_ID":"\#(meeting)"}}"#)
+        }
+        let atCap = [
+            sentInvitation(chars(128, "a"), request: request, meeting: meeting, user: user),
+            line("at-2", "notification.response", user: user, #"{"request_id":"\#(request)","action":"\#(chars(200, "A"))","locked":false}"#),
+            line("at-3", "notification.sent", user: user,
+                 #"{"request_id":"\#(message)","payload":{"aps":{"category":"MESSAGE","alert":{"title":"Hi"}},"THREAD_ID":"\#(chars(200, "t"))","MESSAGE_ID":"\#(chars(200, "i"))"}}"#),
+            line("at-4", "notification.response", user: user, #"{"request_id":"\#(message)","action":"REPLY_ACTION","locked":false,"text":"\#(chars(4096, "T"))"}"#),
+            line("at-5", "meeting.cancelled", user: user, #"{"meeting_id":"\#(meeting)"}"#),
+        ]
+        let overCap: [(String, String)] = [
+            (line("over-1", "meeting.cancelled", user: chars(201, "u"), #"{"meeting_id":"m"}"#), "user_id: must be at most 200 characters, got 201"),
+            (sentInvitation("over-2", request: chars(201, "r"), meeting: "m", user: "ana"), "data.request_id: must be at most 200 characters, got 201"),
+            (line("over-3", "notification.response", #"{"request_id":"r","action":"\#(chars(201, "A"))","locked":false}"#), "data.action: must be at most 200 characters, got 201"),
+            (line("over-4", "meeting.cancelled", #"{"meeting_id":"\#(chars(201, "m"))"}"#), "data.meeting_id: must be at most 200 characters, got 201"),
+            (line("over-5", "notification.response", #"{"request_id":"r","action":"REPLY_ACTION","locked":false,"text":"\#(chars(4097, "T"))"}"#), "data.text: must be at most 4096 characters, got 4097"),
+            (sentInvitation("over-6", request: "r6", meeting: chars(201, "m"), user: "ana"), "data.payload.MEETING_ID: must be at most 200 characters, got 201"),
+            (line("over-7", "meeting.cancelled", #"{"meeting_id":"m","note":"\#(String(repeating: "n", count: 32_760))"}"#), "data: must be at most 32768 bytes of UTF-8 JSON, got "),
+        ]
+        // Refused lines between accepted ones: lines 2, 4, 6, … of the file.
+        var lines: [String] = []
+        for index in 0..<max(atCap.count, overCap.count) {
+            if index < atCap.count { lines.append(atCap[index]) }
+            if index < overCap.count { lines.append(overCap[index].0) }
+        }
+        try await TestDatabase.with { db in
+            let file = FileManager.default.temporaryDirectory.appending(path: "actiond-caps-\(UUID().uuidString).jsonl")
+            try lines.joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
+            defer { try? FileManager.default.removeItem(at: file) }
+
+            let run = try await ActiondProcess.run(["submit", file.path], database: db.url)
+            #expect(run.status == 1)
+            #expect(run.standardOutput.contains("\(lines.count) events: \(atCap.count) accepted, 0 duplicate, \(overCap.count) refused"), "\(run.standardOutput)")
+            let refused = run.standardError.split(separator: "\n").filter { $0.hasPrefix("line ") }.map(String.init)
+            #expect(refused.count == overCap.count, "\(run.standardError.prefix(2000))")
+            for (line, (text, expected)) in zip(refused, overCap) {
+                let number = lines.firstIndex(of: text)! + 1
+                #expect(line.hasPrefix("line \(number): refused [22023] \(expected)"), "\(line.prefix(300))")
+            }
+
+            let work = try await ActiondProcess.run(["work", "--drain"], database: db.url)
+            #expect(work.status == 0, "\(work.standardError.suffix(2000))")
+            let outcomes = try await db.client.query("""
+                SELECT e.id, o.outcome || coalesce(':' || o.reason, '') FROM actiond.events e LEFT JOIN actiond.outcomes o USING (position)
+                ORDER BY e.position
+                """, logger: db.logger).collect().map { try $0.decode((String, String?).self) }
+            #expect(outcomes.count == atCap.count)
+            // A reply of 4,096 characters is stored, and then decided by the reply rule of
+            // section 4 (at most 4,000 characters by default): rejected, not lost.
+            #expect(outcomes.map(\.1) == ["applied", "rejected:unknown_action", "applied", "rejected:invalid_text", "applied"], "\(outcomes.map(\.1))")
+        }
+    }
 }
