@@ -122,4 +122,45 @@ struct PoisonBatchTests {
             #expect(ledger.outcomes == ledger.events && ledger.queued == 0 && ledger.usersWithWork == 0 && ledger.usersOff == 0, "\(ledger)")
         }
     }
+
+    /// An error that is no event's fault (here a disk-full error, 53100, raised while the
+    /// outage lasts) is counted against nothing: no attempt, no dead letter; the workers
+    /// retry after a pause and carry on by themselves once it is over.
+    @Test func aSystemicFailureDeadLettersNothingAndProcessingResumes() async throws {
+        try await TestDatabase.with { db in
+            try await db.client.query("CREATE TABLE public.outage (active boolean NOT NULL)", logger: db.logger).drain()
+            try await db.client.query("INSERT INTO public.outage VALUES (true)", logger: db.logger).drain()
+            try await db.client.query("""
+                CREATE FUNCTION public.simulate_outage() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF (SELECT active FROM public.outage) THEN
+                        RAISE EXCEPTION 'could not extend file: No space left on device (simulated)' USING ERRCODE = 'disk_full';
+                    END IF;
+                    RETURN new;
+                END $$
+                """, logger: db.logger).drain()
+            try await db.client.query("""
+                CREATE TRIGGER simulate_outage BEFORE INSERT ON actiond.outcomes
+                FOR EACH ROW EXECUTE FUNCTION public.simulate_outage()
+                """, logger: db.logger).drain()
+            let lines = MixedWorkload(users: 10, seed: 2, runID: "s").events()
+            try await DomainProcessingTests.submit(lines, to: db)
+
+            let configuration = WorkerConfiguration(concurrency: 2, batchSize: 50, drain: true,
+                                                    retry: RetryPolicy(maxAttempts: 1, baseDelay: .milliseconds(10)))
+            let workers = Task {
+                try await Workers(client: db.client, handler: DomainHandler(rules: ResponseRules(holdWindow: .seconds(600))),
+                                  configuration: configuration, logger: db.logger).run()
+            }
+            try await Task.sleep(for: .seconds(2))
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.outcomes", as: Int.self) == 0, "nothing committed during the outage")
+            #expect(try await db.scalar("SELECT coalesce(max(attempts), 0) FROM actiond.queue", as: Int.self) == 0, "no attempt counted")
+
+            try await db.client.query("UPDATE public.outage SET active = false", logger: db.logger).drain()
+            try await workers.value
+            let ledger = try await Ledger.read(db)
+            #expect(ledger.isExact, "\(ledger)")
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.outcomes WHERE outcome = 'dead'", as: Int.self) == 0)
+        }
+    }
 }
