@@ -24,7 +24,6 @@ returns bigint
 language plpgsql volatile as $$
 declare
     held_positions bigint[];
-    held_users text[];
     emptied text[];
 begin
     insert into actiond.projections as p (kind, stream_id, user_id, state, last_position)
@@ -108,22 +107,22 @@ begin
     end if;
 
     -- Last, so that producers wait for it as briefly as possible: the order locks (lock_users)
-    -- of the users whose queues change here, taken at once, in the global order: the users
-    -- whose held responses go back to the queue, and the claimed users left with nothing
-    -- queued, whose "has work" row is deleted (unless a producer that held the lock added an
-    -- event meanwhile: the delete's snapshot, taken after the lock, sees it).
+    -- of the claimed users left with nothing queued, whose "has work" row is deleted (unless
+    -- a producer that held the lock added an event meanwhile: the delete's snapshot, taken
+    -- after the lock, sees it). Held responses waiting for the notifications recorded here go
+    -- back to their users' queues where those users' locks are free (requeue_held): a worker
+    -- never waits for another user's producer; the hold sweeper moves the rest.
     held_positions := '{}';
-    held_users := '{}';
     if jsonb_array_length(batch -> 'recorded') > 0 then
-        select coalesce(array_agg(h.position), '{}'), coalesce(array_agg(h.user_id), '{}')
-        into held_positions, held_users
+        select coalesce(array_agg(h.position), '{}')
+        into held_positions
         from actiond.held h
         where h.request_id in (select r.value from jsonb_array_elements_text(batch -> 'recorded') r);
     end if;
     emptied := array(
         select c.value from jsonb_array_elements_text(batch -> 'claimed') c
         where not exists (select 1 from actiond.queue q where q.user_id = c.value));
-    perform actiond.lock_users(emptied || held_users);
+    perform actiond.lock_users(emptied);
 
     if cardinality(held_positions) > 0 then
         perform actiond.requeue_held(held_positions);

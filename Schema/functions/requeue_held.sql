@@ -1,5 +1,7 @@
 -- Puts held responses back in their users' queues (their notification was recorded, or
--- their window ended) and wakes the workers. Returns how many.
+-- their window ended) and wakes the workers. Returns how many. A response whose user's
+-- order lock another transaction holds (a producer's, still open) stays held, so that the
+-- caller never waits for another user: the hold sweeper moves it later (release_holds).
 create function actiond.requeue_held(positions bigint[])
 returns bigint
 language plpgsql volatile as $$
@@ -16,9 +18,10 @@ begin
     if taken is null then
         return 0;
     end if;
-    -- Adding to a user's queue takes the user's order lock (see lock_users); a caller that
-    -- already holds it (commit_batch) does not wait again.
-    perform actiond.lock_users(users);
+    -- Adding to a user's queue takes the user's order lock (see lock_users): here only where
+    -- it is free (or ours already), without waiting.
+    users := actiond.try_lock_users(array(select distinct u from unnest(users) u));
+    taken := array(select h.position from actiond.held h where h.position = any(taken) and h.user_id = any(users));
     with released as (
         delete from actiond.held h
         where h.position = any(taken)

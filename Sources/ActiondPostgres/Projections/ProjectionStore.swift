@@ -54,8 +54,9 @@ package enum ProjectionStore {
         return stash
     }
 
-    /// Moves held responses whose window has ended back to the queue; returns how many.
-    package static func releaseExpiredHolds(on connection: PostgresConnection, logger: Logger) async throws -> Int {
-        try await connection.query("SELECT actiond.release_expired_holds()", logger: logger).collect().first?.decode(Int.self) ?? 0
+    /// Moves held responses whose notification has been recorded, or whose window has ended,
+    /// back to the queue; returns how many.
+    package static func releaseHolds(on connection: PostgresConnection, logger: Logger) async throws -> Int {
+        try await connection.query("SELECT actiond.release_holds()", logger: logger).collect().first?.decode(Int.self) ?? 0
     }
 }

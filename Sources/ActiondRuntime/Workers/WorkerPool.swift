@@ -87,7 +87,13 @@ package struct WorkerPool: Service {
                 // PostgreSQL refused some event's data: find whose, and let everyone else go on.
                 logger.warning("batch failed on an event's data; running its users one event at a time to find it",
                                metadata: [LogKey.error: "\(failed)", LogKey.events: "\(failed.events.count)"])
-                if await isolate(failed.events, processor: processor, logger: logger) { errorDelay = .milliseconds(100) }
+                if await isolate(failed.events, processor: processor, logger: logger) {
+                    errorDelay = .milliseconds(100)
+                } else {
+                    // A systemic error cut the search short: pause as below, then look again.
+                    do { try await Task.sleep(for: errorDelay) } catch { return }
+                    errorDelay = min(errorDelay * 2, .seconds(5))
+                }
             } catch {
                 if Task.isCancelled { return }
                 // Connection lost, server restarting, schema missing…: nothing was committed,

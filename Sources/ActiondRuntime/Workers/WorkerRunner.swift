@@ -44,8 +44,11 @@ package enum WorkerRunner {
     /// and probes a silent client after 30 s.
     package static func clientConfiguration(_ url: DatabaseURL, concurrency: Int) -> PostgresClient.Configuration {
         var configuration = url.clientConfiguration(maximumConnections: concurrency + 4)
+        // No statement waits without limit either: a lock held by another transaction for
+        // 30 s, or a statement running 5 minutes, fails the batch as a systemic error, which is
+        // retried and never counted against an event.
         configuration.options.additionalStartupParameters = [
-            ("idle_in_transaction_session_timeout", "60s"),
+            ("idle_in_transaction_session_timeout", "60s"), ("lock_timeout", "30s"), ("statement_timeout", "300s"),
             ("tcp_keepalives_idle", "30"), ("tcp_keepalives_interval", "10"), ("tcp_keepalives_count", "3"),
         ]
         return configuration

@@ -1,0 +1,62 @@
+@testable import ActiondRuntime
+import ActiondDomain
+import ActiondPostgres
+import ActiondTestSupport
+import Foundation
+import PostgresNIO
+import ServiceLifecycle
+import Testing
+
+/// A worker never waits for another user's producer: a batch recording a notification that
+/// another user's held response waits for commits while that user's order lock is held by a
+/// producer's open transaction; the hold sweeper re-queues the response afterwards.
+@Suite("Bounded waits", .timeLimit(.minutes(3)))
+struct BoundedWaitTests {
+    static func outcome(_ id: String, _ db: TestDatabase) async throws -> String? {
+        try await DomainProcessingTests.outcomes(db)[id]
+    }
+
+    static func waitFor(_ what: String, _ condition: () async throws -> Bool) async throws {
+        let start = ContinuousClock.now
+        while try await !condition() {
+            try #require(start.duration(to: .now) < .seconds(60), "\(what) did not happen within 60 s")
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    @Test func aProducerHoldingAnotherUsersLockDoesNotHoldUpTheRecordingBatch() async throws {
+        try await TestDatabase.with { db in
+            let workers = Workers(client: db.client, handler: DomainHandler(rules: ResponseRules(holdWindow: .seconds(600))),
+                                  configuration: WorkerConfiguration(concurrency: 2, batchSize: 50), logger: db.logger)
+            let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: workers.serviceConfigurations, logger: db.logger))
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await group.run() }
+                // bob answers request r1 before it is recorded: held.
+                try await DomainProcessingTests.submit([Line.respond("bob-early", request: "r1", action: "ACCEPT_ACTION", user: "bob")], to: db)
+                try await Self.waitFor("the hold") { try await db.scalar("SELECT count(*) FROM actiond.held", as: Int.self) == 1 }
+
+                try await db.client.withConnection { producer in
+                    // A producer's transaction submits for bob and stays open: it holds bob's order lock.
+                    try await producer.query("BEGIN", logger: db.logger).drain()
+                    let other = Line.envelope("bob-later", "meeting.cancelled", user: "bob", at: 0, data: #"{"meeting_id":"mx"}"#)
+                    try await producer.query("SELECT actiond.submit(\(other)::jsonb)", logger: db.logger).drain()
+
+                    // r1 is recorded (ana's notification): its batch does not wait for bob's lock.
+                    try await DomainProcessingTests.submit([Line.sent("ana-sent", request: "r1", category: "MEETING_INVITATION",
+                                                                      keys: ["MEETING_ID": "m1"])], to: db)
+                    try await Self.waitFor("the recording batch's commit") { try await Self.outcome("ana-sent", db) == "applied" }
+                    #expect(try await db.scalar("SELECT count(*) FROM actiond.held", as: Int.self) == 1, "bob's response waits for the sweeper")
+                    try await producer.query("COMMIT", logger: db.logger).drain()
+                }
+
+                // Once the producer is done, the sweeper re-queues bob's response and it is decided.
+                try await Self.waitFor("bob's response") { try await Self.outcome("bob-early", db) != nil }
+                try await Self.waitFor("bob's later event") { try await Self.outcome("bob-later", db) != nil }
+                #expect(try await Self.outcome("bob-early", db) == "rejected:not_your_notification")
+                await group.triggerGracefulShutdown()
+                try await tasks.waitForAll()
+            }
+            #expect(try await Ledger.read(db).isExact)
+        }
+    }
+}
