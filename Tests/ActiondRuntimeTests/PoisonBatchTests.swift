@@ -163,4 +163,25 @@ struct PoisonBatchTests {
             #expect(try await db.scalar("SELECT count(*) FROM actiond.outcomes WHERE outcome = 'dead'", as: Int.self) == 0)
         }
     }
+
+    /// The schema renamed under the workers (every statement fails with "does not exist"):
+    /// nothing is counted against an event or dead-lettered, and they carry on once it is back.
+    @Test func theSchemaRenamedUnderTheWorkersDeadLettersNothing() async throws {
+        try await TestDatabase.with { db in
+            let lines = MixedWorkload(users: 10, seed: 4, runID: "r").events()
+            try await DomainProcessingTests.submit(lines, to: db)
+            try await db.client.query("ALTER SCHEMA actiond RENAME TO actiond_away", logger: db.logger).drain()
+            let configuration = WorkerConfiguration(concurrency: 2, batchSize: 50, drain: true, retry: RetryPolicy(maxAttempts: 1))
+            let workers = Task {
+                try await Workers(client: db.client, handler: DomainHandler(rules: ResponseRules(holdWindow: .seconds(600))),
+                                  configuration: configuration, logger: db.logger).run()
+            }
+            try await Task.sleep(for: .seconds(2))
+            #expect(try await db.scalar("SELECT count(*) FROM actiond_away.outcomes", as: Int.self) == 0)
+            try await db.client.query("ALTER SCHEMA actiond_away RENAME TO actiond", logger: db.logger).drain()
+            try await workers.value
+            #expect(try await Ledger.read(db).isExact)
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.outcomes WHERE outcome = 'dead'", as: Int.self) == 0)
+        }
+    }
 }
