@@ -8,15 +8,27 @@
 -- The two-integer advisory lock space (class 1633907812, 'actd'), apart from the one-bigint
 -- keys of lock_streams and the rebuild lock. Two users whose ids hash alike share a lock:
 -- they wait for each other, which is harmless.
+-- wait => false: take the locks that are free now and wait for none; returns the users whose
+-- lock this transaction holds after the call (taken now or held already). For work that can
+-- be done later instead (re-queuing held responses: the hold sweeper comes back each second).
+-- With wait (the default) it returns user_ids.
+--
 -- PL/pgSQL, not SQL: a SQL function's body is parsed and planned again on every call
 -- (about 0.2 ms, as much as the locking; pg_stat_statements), a PL/pgSQL body once per session.
-create function actiond.lock_users(user_ids text[])
-returns void
+create function actiond.lock_users(user_ids text[], wait boolean default true)
+returns text[]
 language plpgsql volatile as $$
 begin
-    perform count(pg_advisory_xact_lock(1633907812, k.key))
-    from (select distinct hashtext(u.user_id) as key
-          from unnest(user_ids) as u(user_id)
-          order by 1) k;
+    if wait then
+        perform count(pg_advisory_xact_lock(1633907812, k.key))
+        from (select distinct hashtext(u.user_id) as key
+              from unnest(user_ids) as u(user_id)
+              order by 1) k;
+        return user_ids;
+    end if;
+    return array(
+        select u.user_id
+        from unnest(user_ids) as u(user_id)
+        where pg_try_advisory_xact_lock(1633907812, hashtext(u.user_id)));
 end
 $$;

@@ -9,6 +9,7 @@ declare
     moved bigint;
     taken bigint[];
     users text[];
+    locked text[];
 begin
     -- SKIP LOCKED: a row the sweeper (or another worker) is moving is being re-queued
     -- already; waiting for it could deadlock with the sweeper waiting for our user's lock.
@@ -20,8 +21,8 @@ begin
     end if;
     -- Adding to a user's queue takes the user's order lock (see lock_users): here only where
     -- it is free (or ours already), without waiting.
-    users := actiond.try_lock_users(array(select distinct u from unnest(users) u));
-    taken := array(select h.position from actiond.held h where h.position = any(taken) and h.user_id = any(users));
+    locked := actiond.lock_users(array(select distinct u from unnest(users) u), wait => false);
+    taken := array(select t.position from unnest(taken, users) as t(position, user_id) where t.user_id = any(locked));
     with released as (
         delete from actiond.held h
         where h.position = any(taken)

@@ -37,11 +37,9 @@ package final class StateCache: Sendable {
     private let generations = Mutex(Generations())
     private let half: Int
     private let hitCount = Atomic<Int>(0)
-    private let missCount = Atomic<Int>(0)
 
-    /// Look-ups answered from the cache, and not, since it was made.
+    /// Look-ups answered from the cache since it was made.
     package var hits: Int { hitCount.load(ordering: .relaxed) }
-    package var misses: Int { missCount.load(ordering: .relaxed) }
 
     package init(capacity: Int = 4096) {
         half = max(1, capacity / 2)
@@ -55,7 +53,7 @@ package final class StateCache: Sendable {
             Self.insert(key, entry, into: &generations, half: half)
             return entry.state
         }
-        if found == nil { missCount.add(1, ordering: .relaxed) } else { hitCount.add(1, ordering: .relaxed) }
+        if found != nil { hitCount.add(1, ordering: .relaxed) }
         return found
     }
 
