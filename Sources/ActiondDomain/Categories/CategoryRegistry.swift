@@ -10,7 +10,7 @@ package struct CategoryRegistry: Sendable, Hashable {
 
     package private(set) var categories: [NotificationCategory]
     /// Custom payload keys each category's notifications must carry, from its handler.
-    package private(set) var requiredPayloadKeys: [String: [String]] = [:]
+    package private(set) var requiredPayloadKeys: [ExactString: [String]] = [:]
 
     /// Validates `categories` as a whole against `handlers`; throws every problem at once.
     package init(categories: [NotificationCategory], handlers: CategoryHandlers = .builtIn) throws(CategoryFileError) {
@@ -18,7 +18,7 @@ package struct CategoryRegistry: Sendable, Hashable {
         guard problems.isEmpty else { throw CategoryFileError(problems: problems) }
         self.categories = categories
         for category in categories {
-            requiredPayloadKeys[category.identifier] = category.handler.flatMap { handlers.requiredPayloadKeys(of: $0) } ?? []
+            requiredPayloadKeys[ExactString(category.identifier)] = category.handler.flatMap { handlers.requiredPayloadKeys(of: $0) } ?? []
         }
     }
 
@@ -60,7 +60,7 @@ package struct CategoryRegistry: Sendable, Hashable {
 
     /// The category `identifier`, compared byte by byte (case-sensitive, no Unicode folding).
     package func category(_ identifier: String) -> NotificationCategory? {
-        categories.first { $0.identifier.utf8.elementsEqual(identifier.utf8) }
+        categories.first { $0.identifier.isExactly(identifier) }
     }
 
     /// Remarks worth printing after a load, such as categories whose banners will hide actions.

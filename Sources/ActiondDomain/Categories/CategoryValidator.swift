@@ -7,21 +7,22 @@ enum CategoryValidator {
         if categories.isEmpty {
             problems.append(CategoryProblem(root, .empty, "at least one category is required"))
         }
-        var categoryPaths: [String: JSONPath] = [:]
-        var actionPaths: [String: JSONPath] = [:]
-        let reserved = Set(SystemActionIdentifier.allCases.map(\.rawValue))
+        // Identifiers compare byte for byte, as the device and PostgreSQL compare them.
+        var categoryPaths: [ExactString: JSONPath] = [:]
+        var actionPaths: [ExactString: JSONPath] = [:]
+        let reserved = Set(SystemActionIdentifier.allCases.map { ExactString($0.rawValue) })
 
         for (index, category) in categories.enumerated() {
             let path = root.appending(index: index)
             let idPath = path.appending("identifier")
             if category.identifier.isEmpty {
                 problems.append(CategoryProblem(idPath, .empty, "identifier must not be empty"))
-            } else if reserved.contains(category.identifier) {
+            } else if reserved.contains(ExactString(category.identifier)) {
                 problems.append(CategoryProblem(idPath, .reservedIdentifier, "\(category.identifier) is a system identifier and cannot name a category"))
-            } else if let first = categoryPaths[category.identifier] {
+            } else if let first = categoryPaths[ExactString(category.identifier)] {
                 problems.append(CategoryProblem(idPath, .duplicateCategory, "category \(category.identifier) is already defined at \(first)"))
             } else {
-                categoryPaths[category.identifier] = path
+                categoryPaths[ExactString(category.identifier)] = path
             }
             if category.actions.count > CategoryRegistry.maximumActions {
                 problems.append(CategoryProblem(
@@ -35,12 +36,12 @@ enum CategoryValidator {
                 let actionIDPath = actionPath.appending("identifier")
                 if action.identifier.isEmpty {
                     problems.append(CategoryProblem(actionIDPath, .empty, "identifier must not be empty"))
-                } else if reserved.contains(action.identifier) {
+                } else if reserved.contains(ExactString(action.identifier)) {
                     problems.append(CategoryProblem(actionIDPath, .reservedIdentifier, "\(action.identifier) is reserved for the system action"))
-                } else if let first = actionPaths[action.identifier] {
+                } else if let first = actionPaths[ExactString(action.identifier)] {
                     problems.append(CategoryProblem(actionIDPath, .duplicateAction, "action \(action.identifier) is already defined at \(first); action identifiers are unique across all categories"))
                 } else {
-                    actionPaths[action.identifier] = actionPath
+                    actionPaths[ExactString(action.identifier)] = actionPath
                 }
                 if action.title.isEmpty {
                     problems.append(CategoryProblem(actionPath.appending("title"), .empty, "title must not be empty"))

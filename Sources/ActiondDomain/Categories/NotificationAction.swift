@@ -16,4 +16,11 @@ public struct NotificationAction: Sendable, Hashable, Codable {
     }
 
     public var requiresAuthentication: Bool { options.contains(.authenticationRequired) }
+
+    /// Whether this action's identifier is `identifier`, byte for byte: a look-alike (the
+    /// Kelvin sign for K, a decomposed accent) is another identifier, as PostgreSQL sees it.
+    /// Compare identifiers with this, not `==`, which treats canonically equivalent text as equal.
+    public func hasIdentifier(_ identifier: String) -> Bool {
+        self.identifier.isExactly(identifier)
+    }
 }

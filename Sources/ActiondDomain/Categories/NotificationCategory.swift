@@ -28,6 +28,6 @@ public struct NotificationCategory: Sendable, Hashable, Codable {
     public var delivesDismiss: Bool { options.contains(.customDismissAction) }
 
     public func action(_ identifier: String) -> NotificationAction? {
-        actions.first { $0.identifier.utf8.elementsEqual(identifier.utf8) }
+        actions.first { $0.hasIdentifier(identifier) }
     }
 }

@@ -1,6 +1,8 @@
-/// Text compared byte by byte, as PostgreSQL compares ids. Swift's `String` equality treats
-/// canonically equivalent text ("é" and "e\u{301}") as equal, so two different users, events
-/// or streams would merge if keyed by `String`.
+/// Text compared byte by byte, as PostgreSQL compares ids (`=` under a deterministic
+/// collation). Swift's `String` equality treats canonically equivalent text ("é" and
+/// "e\u{301}", "K" and the Kelvin sign "\u{212A}") as equal, so two different users, events,
+/// streams, categories or actions would merge if compared or keyed by `String`. Every
+/// comparison of an identifier goes through this type (or `String.isExactly(_:)`).
 package struct ExactString: Sendable, Hashable, Comparable, CustomStringConvertible, ExpressibleByStringLiteral {
     package let string: String
 
@@ -38,4 +40,12 @@ package struct ExactString: Sendable, Hashable, Comparable, CustomStringConverti
     }
 
     package var description: String { string }
+}
+
+extension String {
+    /// Whether `other` is the same text byte for byte (see `ExactString`), not merely
+    /// canonically equivalent as `==` decides.
+    package func isExactly(_ other: String) -> Bool {
+        ExactString(self) == ExactString(other)
+    }
 }

@@ -52,6 +52,13 @@ public struct CheckedResponse: Sendable, Hashable {
         return nil
     }
 
+    /// Whether the button pressed is `identifier`, byte for byte (see
+    /// `NotificationAction.hasIdentifier(_:)`); false for opening or dismissing.
+    public func pressed(_ identifier: String) -> Bool {
+        if case .action(let action, _) = action { return action.hasIdentifier(identifier) }
+        return false
+    }
+
     /// The text typed, for a text input action.
     public var text: String? {
         if case .action(_, let text) = action { return text }

@@ -22,9 +22,9 @@ enum HandlerSetValidator {
                 if let owner = kinds[kind] { problems.append("\(label): stream kind \(kind) is already \(owner)'s") }
                 kinds[kind] = kinds[kind] ?? name
             }
-            var keys: Set<String> = []
+            var keys: Set<ExactString> = []  // byte for byte, as PostgreSQL reads the payload's keys
             for key in handler.requiredPayloadKeys {
-                if key.isEmpty || key == "aps" || !keys.insert(key).inserted {
+                if key.isEmpty || key.isExactly("aps") || !keys.insert(ExactString(key)).inserted {
                     problems.append("\(label): required payload key \(key.debugDescription) is empty, aps, or listed twice")
                 }
             }

@@ -22,11 +22,11 @@ public struct DeviceStamp: Sendable, Hashable, Comparable, Codable {
     }
 
     public static func == (lhs: DeviceStamp, rhs: DeviceStamp) -> Bool {
-        lhs.occurredAt == rhs.occurredAt && lhs.eventID.utf8.elementsEqual(rhs.eventID.utf8)
+        lhs.occurredAt == rhs.occurredAt && lhs.eventID.isExactly(rhs.eventID)
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(occurredAt)
-        hasher.combine(Array(eventID.utf8))
+        hasher.combine(ExactString(eventID))
     }
 }

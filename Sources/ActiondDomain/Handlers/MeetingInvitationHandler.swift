@@ -85,9 +85,9 @@ public struct MeetingInvitationHandler: CategoryHandler {
     public func stateID(for notification: SentNotification) -> String? { notification["MEETING_ID"] }
     public func sharedID(for notification: SentNotification) -> String? { notification["MEETING_ID"] }
 
-    /// ACCEPT_ACTION accepts, DECLINE_ACTION declines; other buttons change nothing.
+    /// ACCEPT_ACTION accepts, DECLINE_ACTION declines (byte for byte); other buttons change nothing.
     public static func answer(for action: String) -> InvitationResponse? {
-        switch action {
+        switch ExactString(action) {
         case "ACCEPT_ACTION": .accepted
         case "DECLINE_ACTION": .declined
         default: nil

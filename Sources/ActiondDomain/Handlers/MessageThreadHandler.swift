@@ -82,7 +82,7 @@ public struct MessageThreadHandler: CategoryHandler {
 
     /// A reply writes its text, which is protected data; Mark as Read does not.
     public func needsProtectedData(_ action: RespondedAction) -> Bool {
-        if case .action(let button, _) = action { return button.identifier == "REPLY_ACTION" }
+        if case .action(let button, _) = action { return button.hasIdentifier("REPLY_ACTION") }
         return false
     }
 
@@ -100,17 +100,16 @@ public struct MessageThreadHandler: CategoryHandler {
     /// notification changes nothing.
     public func respond(_ response: CheckedResponse, to state: MessageThread?, shared: Never?) -> Decision<MessageThreadEvent> {
         let (threadID, userID, stamp) = (response.key.id, response.key.userID, response.stamp)
-        switch response.actionIdentifier {
-        case "REPLY_ACTION":
+        if response.pressed("REPLY_ACTION") {
             guard let text = response.text else { return .rejected(.invalidText) }
             return .applied(.replyPosted(threadID: threadID, userID: userID, text: text, at: stamp))
-        case "MARK_READ_ACTION":
+        }
+        if response.pressed("MARK_READ_ACTION") {
             guard let messageID = response.notification["MESSAGE_ID"] else { return .applied() }
             if let lastRead = state?.lastRead, stamp < lastRead { return .superseded }
             return .applied(.threadRead(threadID: threadID, userID: userID, messageID: messageID, at: stamp))
-        default:
-            return .applied()
         }
+        return .applied()
     }
 
     public func apply(_ event: MessageThreadEvent, to state: MessageThread?, key: StateKey) -> MessageThread {

@@ -41,14 +41,15 @@ package struct ResponseRules: Sendable, Hashable {
             let deadline = submittedAt.addingTimeInterval(holdWindow.seconds)
             return now < deadline ? .hold(until: deadline) : .reject(.unknownNotification)
         }
-        guard notification.userID == userID else { return .reject(.notYourNotification) }
+        // Byte for byte, as PostgreSQL keys users: "jose\u{301}" is not "jos\u{e9}".
+        guard notification.userID.isExactly(userID) else { return .reject(.notYourNotification) }
         // Opening needs nothing of the category; every other action is the category's.
-        if response.action == SystemActionIdentifier.defaultAction.rawValue {
+        if response.action.isExactly(SystemActionIdentifier.defaultAction.rawValue) {
             return response.text == nil ? .proceed(.opened) : .reject(.invalidText)
         }
         guard let category else { return .reject(.unknownAction) }
-        switch response.action {
-        case SystemActionIdentifier.dismissAction.rawValue:
+        switch ExactString(response.action) {
+        case ExactString(SystemActionIdentifier.dismissAction.rawValue):
             guard category.delivesDismiss else { return .reject(.dismissNotEnabled) }
             return response.text == nil ? .proceed(.dismissed) : .reject(.invalidText)
         default:

@@ -134,9 +134,9 @@ public struct TimerHandler: CategoryHandler {
 
     public func stateID(for notification: SentNotification) -> String? { notification["TIMER_ID"] }
 
-    /// SNOOZE_ACTION snoozes, STOP_ACTION stops; other buttons change nothing.
+    /// SNOOZE_ACTION snoozes, STOP_ACTION stops (byte for byte); other buttons change nothing.
     public static func kind(for action: String) -> TimerState.Kind? {
-        switch action {
+        switch ExactString(action) {
         case "SNOOZE_ACTION": .snooze
         case "STOP_ACTION": .stop
         default: nil

@@ -17,7 +17,7 @@ package enum CategoryStore {
     /// table lock, so versions commit in order). The previous version stays for history.
     package static func load(_ registry: CategoryRegistry, on connection: PostgresConnection, logger: Logger) async throws -> LoadResult {
         let document = String(decoding: registry.canonicalJSON(), as: UTF8.self)
-        let rows = String(decoding: try JSONEncoder().encode(registry.categories.map { CategoryRow($0, requiredPayloadKeys: registry.requiredPayloadKeys[$0.identifier] ?? []) }), as: UTF8.self)
+        let rows = String(decoding: try JSONEncoder().encode(registry.categories.map { CategoryRow($0, requiredPayloadKeys: registry.requiredPayloadKeys[ExactString($0.identifier)] ?? []) }), as: UTF8.self)
         return try await connection.transaction(logger: logger) { connection in
             try await connection.query("LOCK TABLE actiond.category_versions IN EXCLUSIVE MODE", logger: logger).drain()
             let current = try await connection.query("""

@@ -31,6 +31,36 @@ struct ResponseCheckTests {
         #expect(check(NotificationResponse(requestID: "req-1", action: SystemActionIdentifier.defaultAction.rawValue, text: "x")) == .reject(.invalidText))
     }
 
+    /// Swift's `==` calls these pairs equal (canonically equivalent); PostgreSQL and the device
+    /// do not, so neither may the checks.
+    @Test func aLookAlikeIdentifierIsAnotherIdentifier() {
+        let (nfc, nfd, kelvin) = ("jos\u{e9}", "jose\u{301}", "MAR\u{212A}_READ_ACTION")
+        #expect(nfc == nfd && kelvin == "MARK_READ_ACTION", "the hazard: String == folds these")
+        let sent = Fixtures.notification("MEETING_INVITATION", user: nfc)
+        #expect(check(NotificationResponse(requestID: "req-1", action: "DECLINE_ACTION"), user: nfd, notification: sent) == .reject(.notYourNotification))
+        #expect(check(NotificationResponse(requestID: "req-1", action: "DECLINE_ACTION"), user: nfc, notification: sent)
+            == .proceed(Fixtures.action("MEETING_INVITATION", "DECLINE_ACTION")))
+        #expect(check(NotificationResponse(requestID: "req-1", action: kelvin), category: "MESSAGE") == .reject(.unknownAction))
+        #expect(check(NotificationResponse(requestID: "req-1", action: "MARK_READ_ACTION"), category: "MESSAGE")
+            == .proceed(Fixtures.action("MESSAGE", "MARK_READ_ACTION")))
+        #expect(Fixtures.registry.category("\u{FF2D}ESSAGE") == nil, "fullwidth M")
+        #expect(Fixtures.registry.category("MESSAGE") != nil)
+        let markRead = Fixtures.registry.category("MESSAGE")!.action("MARK_READ_ACTION")!
+        #expect(!markRead.hasIdentifier(kelvin) && markRead.hasIdentifier("MARK_READ_ACTION"))
+        #expect(MeetingInvitationHandler.answer(for: "ACCEPT_ACTION") == .accepted)
+        #expect(TimerHandler.kind(for: "STOP_ACTION") == .stop)
+    }
+
+    @Test func lookAlikeCategoriesAndActionsAreDistinctInARegistry() throws {
+        let registry = try CategoryRegistry(categories: [
+            NotificationCategory(identifier: "CAF\u{c9}", actions: [NotificationAction(identifier: "O\u{212A}", title: "Kelvin")]),
+            NotificationCategory(identifier: "CAFE\u{301}", actions: [NotificationAction(identifier: "OK", title: "Latin")]),
+        ])
+        #expect(registry.category("CAF\u{c9}")?.actions.map(\.title) == ["Kelvin"])
+        #expect(registry.category("CAFE\u{301}")?.actions.map(\.title) == ["Latin"])
+        #expect(registry.category("CAFE\u{301}")?.action("O\u{212A}") == nil)
+    }
+
     @Test func whenSeveralRulesAreBrokenTheFirstCheckDecides() {
         #expect(check(NotificationResponse(requestID: "req-1", action: "NOPE"), user: "bob") == .reject(.notYourNotification))
         #expect(check(NotificationResponse(requestID: "req-1", action: "ACCEPT_ACTION", text: "x", locked: true)) == .reject(.authenticationRequired))
