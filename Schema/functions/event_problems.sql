@@ -3,6 +3,9 @@
 -- message), or (null, null) when the event is acceptable. submit_many (and so submit)
 -- calls it; it is the one definition of the rules.
 --
+-- A message names the field and the rule, never the field's value: messages reach the
+-- server's log and the producer's logs, and event content may be protected text.
+--
 -- Size caps, so that nothing accepted can fail to index later (a btree row holds about
 -- 2,700 bytes): id 128 characters; user_id, data.request_id, data.action, data.meeting_id
 -- and a category's required payload keys 200 characters (at most 800 bytes, under the
@@ -28,7 +31,7 @@ begin
             when i.e is null or jsonb_typeof(i.e) <> 'object' then
                 array['22023', 'event: must be a JSON object, got ' || coalesce(jsonb_typeof(i.e), 'null')]
             when i.e - array['id', 'type', 'user_id', 'occurred_at', 'data'] <> '{}'::jsonb then
-                array['22023', (select min(k) from jsonb_object_keys(i.e - array['id', 'type', 'user_id', 'occurred_at', 'data']) k)
+                array['22023', (select left(min(k), 64) from jsonb_object_keys(i.e - array['id', 'type', 'user_id', 'occurred_at', 'data']) k)
                                || ': unknown field; an event has id, type, user_id, occurred_at and data']
             when coalesce(actiond.string_field_problem(i.e -> 'id', 'id', 128),
                           actiond.string_field_problem(i.e -> 'type', 'type'),
@@ -40,11 +43,16 @@ begin
                                         actiond.string_field_problem(i.e -> 'occurred_at', 'occurred_at'))]
             when v.type not in ('notification.sent', 'notification.response', 'meeting.cancelled',
                                 'protected_data.unavailable', 'protected_data.available') then
-                array['22023', 'type: unknown type "' || v.type || '"; one of notification.sent, notification.response, '
+                array['22023', 'type: must be one of notification.sent, notification.response, '
                     || 'meeting.cancelled, protected_data.unavailable, protected_data.available']
             when not actiond.is_rfc3339(i.e ->> 'occurred_at') then
-                array['22007', 'occurred_at: must be an RFC 3339 date-time such as 2026-11-22T09:30:00Z, got "'
-                    || left(i.e ->> 'occurred_at', 64) || '"']
+                array['22007', 'occurred_at: must be an RFC 3339 date-time such as 2026-11-22T09:30:00Z']
+            -- Times every report can read back, derived ones included (a snooze of up to a
+            -- year; see MicrosecondTimestamp): years 1 to 9999 once converted to UTC.
+            when (i.e ->> 'occurred_at')::timestamptz not between '0001-01-01 00:00:00+00' and '9999-12-31 23:59:59.999999+00' then
+                array['22007', 'occurred_at: must be from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z once converted to UTC']
+            when substr(i.e ->> 'occurred_at', 18, 2) = '60' and not actiond.is_leap_second(i.e ->> 'occurred_at') then
+                array['22007', 'occurred_at: second 60 is a leap second, only at 23:59:60 UTC on the last day of a month']
             when v.data is null or jsonb_typeof(v.data) <> 'object' then
                 array['22023', 'data: is required (an object), got ' || coalesce(jsonb_typeof(v.data), 'nothing')]
             -- Every type's data is bounded (a notification's payload has its own 4 KB rule).
@@ -68,8 +76,8 @@ begin
                 when actiond.string_field_problem(v.payload -> 'aps' -> 'category', 'data.payload.aps.category') is not null then
                     array['22023', actiond.string_field_problem(v.payload -> 'aps' -> 'category', 'data.payload.aps.category')]
                 when c.category is null then
-                    array['23503', 'data.payload.aps.category: "' || (v.payload -> 'aps' ->> 'category')
-                        || '" is not a registered category (identifiers are case-sensitive; see actiond categories list)']
+                    array['23503', 'data.payload.aps.category: is not a registered category (identifiers are compared byte for byte; '
+                        || 'see actiond categories list)']
                 when v.payload -> 'aps' -> 'mutable-content' = '1'::jsonb and not coalesce(
                         (jsonb_typeof(v.payload -> 'aps' -> 'alert') = 'string' and v.payload -> 'aps' ->> 'alert' <> '')
                         or (jsonb_typeof(v.payload -> 'aps' -> 'alert') = 'object' and (
@@ -83,7 +91,7 @@ begin
                 when oversized.key is not null then
                     array['22023', 'data.payload.' || oversized.key || ': must be at most 200 characters, got ' || oversized.length]
                 when v.payload ? 'USER_ID' and v.payload -> 'USER_ID' is distinct from to_jsonb(i.e ->> 'user_id') then
-                    array['22023', 'data.payload.USER_ID: must equal the envelope''s user_id "' || (i.e ->> 'user_id') || '"']
+                    array['22023', 'data.payload.USER_ID: must equal the envelope''s user_id']
             end
 
             -- notification.response

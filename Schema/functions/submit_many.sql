@@ -94,7 +94,7 @@ begin
            case
                when i.message is not null then i.message
                when ins.p is null and same.position is null then
-                   'id: "' || (i.e ->> 'id') || '" was already submitted with different content (position '
+                   'id: was already submitted with different content (position '
                    || coalesce(prior.position::text, '?') || '); an id is an idempotency key and cannot be reused'
            end
     from unnest(events, codes, messages, stored_positions) with ordinality as i(e, code, message, stored, n)

@@ -27,15 +27,15 @@ package enum ActiondProcess {
     /// `actiond ARGUMENTS` against `database` (nil: no DATABASE_URL), with `input` on standard
     /// input; `executable` names another build of the command line (a team's worker).
     package static func start(_ arguments: [String], database: DatabaseURL?, input: String? = nil,
-                              executable: String = "actiond") throws -> Running {
+                              executable: String = "actiond", logLevel: String = "warning") throws -> Running {
         Running(child: try ProcessRunner.spawn(
             TestPaths.executable(executable), arguments,
-            environment: ["DATABASE_URL": database?.string, "ACTIOND_LOG_LEVEL": "warning"], input: input))
+            environment: ["DATABASE_URL": database?.string, "ACTIOND_LOG_LEVEL": logLevel], input: input))
     }
 
     /// Runs `actiond ARGUMENTS` to completion.
     package static func run(_ arguments: [String], database: DatabaseURL?, input: String? = nil,
-                            executable: String = "actiond") async throws -> Result {
-        try await start(arguments, database: database, input: input, executable: executable).exit()
+                            executable: String = "actiond", logLevel: String = "warning") async throws -> Result {
+        try await start(arguments, database: database, input: input, executable: executable, logLevel: logLevel).exit()
     }
 }

@@ -52,7 +52,7 @@ struct SubmitFunctionTests {
 
             let changed = try await Self.submit(event.setting(["data", "request_id"], to: .string("req-2")), on: db)
             #expect(changed.sqlState == "23505")
-            #expect(changed.message?.contains(#"id: "sent-1" was already submitted with different content (position \#(position))"#) == true)
+            #expect(changed.message?.contains("id: was already submitted with different content (position \(position))") == true)
             #expect(try await Self.stored(db) == (2, 2))
         }
     }
@@ -68,8 +68,8 @@ struct SubmitFunctionTests {
             ("id 129 characters", valid.setting(["id"], to: .string(String(repeating: "x", count: 129))), "22023", "id: must be at most 128 characters, got 129"),
             ("type missing", valid.setting(["type"], to: nil), "22023", "type: is required"),
             ("type an array", valid.setting(["type"], to: .array([])), "22023", "type: must be a string, got array"),
-            ("type unknown", valid.setting(["type"], to: .string("notification.opened")), "22023", #"type: unknown type "notification.opened""#),
-            ("type in the wrong case", valid.setting(["type"], to: .string("Meeting.Cancelled")), "22023", "type: unknown type"),
+            ("type unknown", valid.setting(["type"], to: .string("notification.opened")), "22023", "type: must be one of notification.sent"),
+            ("type in the wrong case", valid.setting(["type"], to: .string("Meeting.Cancelled")), "22023", "type: must be one of"),
             ("user_id missing", valid.setting(["user_id"], to: nil), "22023", "user_id: is required"),
             ("user_id empty", valid.setting(["user_id"], to: .string("")), "22023", "user_id: must not be empty"),
             ("user_id a boolean", valid.setting(["user_id"], to: .bool(true)), "22023", "user_id: must be a string, got boolean"),
@@ -81,6 +81,11 @@ struct SubmitFunctionTests {
             ("occurred_at 30 February", valid.setting(["occurred_at"], to: .string("2026-02-30T00:00:00Z")), "22007", "occurred_at: must be an RFC 3339"),
             ("occurred_at hour 24", valid.setting(["occurred_at"], to: .string("2026-11-22T24:00:00Z")), "22007", "occurred_at: must be an RFC 3339"),
             ("occurred_at words", valid.setting(["occurred_at"], to: .string("yesterday")), "22007", "occurred_at: must be an RFC 3339"),
+            // Valid RFC 3339 times outside what every report can read back (years 1 to 9999 in UTC).
+            ("occurred_at year 0 in UTC", valid.setting(["occurred_at"], to: .string("0001-01-01T00:00:00+01:00")), "22007", "occurred_at: must be from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z"),
+            ("occurred_at year 10000 in UTC", valid.setting(["occurred_at"], to: .string("9999-12-31T23:30:00-01:00")), "22007", "occurred_at: must be from 0001-01-01T00:00:00Z"),
+            ("occurred_at a leap second mid-month", valid.setting(["occurred_at"], to: .string("2016-12-30T23:59:60Z")), "22007", "occurred_at: second 60 is a leap second"),
+            ("occurred_at a leap second at noon", valid.setting(["occurred_at"], to: .string("2016-12-31T12:59:60Z")), "22007", "occurred_at: second 60 is a leap second"),
             ("data missing", valid.setting(["data"], to: nil), "22023", "data: is required (an object)"),
             ("data a string", valid.setting(["data"], to: .string("x")), "22023", "data: is required (an object), got string"),
             ("an unknown field", valid.setting(["userId"], to: .string("ana")), "22023", "userId: unknown field"),
@@ -114,6 +119,10 @@ struct SubmitFunctionTests {
                 try await Self.submit(EventJSON.cancelled("t1").setting(["occurred_at"], to: .string("2024-02-29T23:59:59.123456789-08:00")), on: db),
                 try await Self.submit(EventJSON.cancelled("t2").setting(["occurred_at"], to: .string("2026-11-22t09:30:00z")), on: db),
                 try await Self.submit(EventJSON.cancelled("t3").setting(["occurred_at"], to: .string("2026-11-22 09:30:00+05:30")), on: db),
+                try await Self.submit(EventJSON.cancelled("first").setting(["occurred_at"], to: .string("0001-01-01T00:00:00Z")), on: db),
+                try await Self.submit(EventJSON.cancelled("last").setting(["occurred_at"], to: .string("9999-12-31T23:59:59.999999Z")), on: db),
+                try await Self.submit(EventJSON.cancelled("leap").setting(["occurred_at"], to: .string("2016-12-31T23:59:60Z")), on: db),
+                try await Self.submit(EventJSON.cancelled("leap-local").setting(["occurred_at"], to: .string("2015-06-30T16:59:60.5-07:00")), on: db),
                 try await Self.submit(EventJSON.envelope("lock", "protected_data.unavailable", data: [:]), on: db),
                 try await Self.submit(EventJSON.envelope("unlock", "protected_data.available", data: [:]), on: db),
                 try await Self.submit(EventJSON.response("r-text").setting(["data", "text"], to: .string("see you")), on: db),
@@ -123,6 +132,9 @@ struct SubmitFunctionTests {
             }
             let times = try await db.scalar("SELECT occurred_at = '2024-03-01T07:59:59.123457Z' FROM actiond.events WHERE id = 't1'", as: Bool.self)
             #expect(times, "the device's time is kept as the instant it names")
+            // A leap second is the first instant of the next minute, as PostgreSQL reads it.
+            #expect(try await db.scalar("SELECT occurred_at = '2017-01-01T00:00:00Z' FROM actiond.events WHERE id = 'leap'", as: Bool.self))
+            #expect(try await db.scalar("SELECT occurred_at = '2015-07-01T00:00:00.5Z' FROM actiond.events WHERE id = 'leap-local'", as: Bool.self))
         }
     }
 
@@ -135,8 +147,8 @@ struct SubmitFunctionTests {
             ("payload missing", valid.setting(["data", "payload"], to: nil), "22023", "data.payload: is required"),
             ("aps missing", valid.setting(aps, to: nil), "22023", "data.payload.aps: is required"),
             ("category missing", valid.setting(aps + ["category"], to: nil), "22023", "data.payload.aps.category: is required"),
-            ("category unregistered", valid.setting(aps + ["category"], to: .string("BIRTHDAY")), "23503", #"data.payload.aps.category: "BIRTHDAY" is not a registered category"#),
-            ("category in another case", valid.setting(aps + ["category"], to: .string("meeting_invitation")), "23503", #"data.payload.aps.category: "meeting_invitation" is not a registered category"#),
+            ("category unregistered", valid.setting(aps + ["category"], to: .string("BIRTHDAY")), "23503", "data.payload.aps.category: is not a registered category"),
+            ("category in another case", valid.setting(aps + ["category"], to: .string("meeting_invitation")), "23503", "data.payload.aps.category: is not a registered category"),
             ("MEETING_ID missing", valid.setting(["data", "payload", "MEETING_ID"], to: nil), "22023", "data.payload.MEETING_ID: is required as a string for category MEETING_INVITATION"),
             ("MEETING_ID a number", valid.setting(["data", "payload", "MEETING_ID"], to: .number(5)), "22023", "data.payload.MEETING_ID: is required as a string"),
             ("TIMER_ID missing", valid.setting(aps + ["category"], to: .string("TIMER_EXPIRED")), "22023", "data.payload.TIMER_ID: is required as a string for category TIMER_EXPIRED"),
@@ -145,7 +157,7 @@ struct SubmitFunctionTests {
             ("mutable-content without alert", valid.setting(aps + ["mutable-content"], to: .number(1)).setting(aps + ["alert"], to: nil), "22023", "data.payload.aps.alert: mutable-content 1 requires an alert with a title or body"),
             ("mutable-content with an empty alert", valid.setting(aps + ["mutable-content"], to: .number(1)).setting(aps + ["alert"], to: .object(["subtitle": .string("s")])), "22023", "data.payload.aps.alert: mutable-content 1 requires"),
             ("mutable-content with an empty string alert", valid.setting(aps + ["mutable-content"], to: .number(1)).setting(aps + ["alert"], to: .string("")), "22023", "data.payload.aps.alert: mutable-content 1 requires"),
-            ("USER_ID of another user", valid.setting(["data", "payload", "USER_ID"], to: .string("bob")), "22023", #"data.payload.USER_ID: must equal the envelope's user_id "ana""#),
+            ("USER_ID of another user", valid.setting(["data", "payload", "USER_ID"], to: .string("bob")), "22023", "data.payload.USER_ID: must equal the envelope's user_id"),
             ("payload over 4096 bytes", valid.setting(["data", "payload", "pad"], to: .string(String(repeating: "x", count: 4100))), "22023", "data.payload: must be at most 4096 bytes of UTF-8 JSON"),
         ]
     }()

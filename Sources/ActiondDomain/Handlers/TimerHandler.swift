@@ -111,13 +111,17 @@ public enum TimerEvent: HandlerEvent {
 
 /// TIMER_EXPIRED: Snooze (fires again after snooze_seconds, up to max_snoozes) and Stop.
 public struct TimerHandler: CategoryHandler {
+    /// The largest snooze_seconds a category may set: 366 days, so that a snooze from the
+    /// latest accepted occurred_at (9999-12-31) still lands on a time actiond stores.
+    public static let longestSnooze = 366 * 86_400
+
     public init() {}
 
     public var name: String { "timer" }
     public var requiredPayloadKeys: [String] { ["TIMER_ID"] }
     public var stateKind: String { "timer" }
     public var settings: [HandlerSetting] {
-        [HandlerSetting("snooze_seconds", default: 540, minimum: 1), HandlerSetting("max_snoozes", default: 10)]
+        [HandlerSetting("snooze_seconds", default: 540, minimum: 1, maximum: TimerHandler.longestSnooze), HandlerSetting("max_snoozes", default: 10)]
     }
 
     public var reportView: ReportView? {

@@ -8,7 +8,7 @@ public enum DomainCoding {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
-            try container.encode(MicrosecondTimestamp.format(date))
+            try container.encode(MicrosecondTimestamp.stored(date))
         }
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     }

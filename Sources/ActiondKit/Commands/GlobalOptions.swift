@@ -31,7 +31,7 @@ struct GlobalOptions: ParsableArguments {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical; got \(logLevel)")
         }
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler = ContentFreeLogHandler(StreamLogHandler.standardError(label: label))
             handler.logLevel = level
             return handler
         }

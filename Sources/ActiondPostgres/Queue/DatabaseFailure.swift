@@ -19,11 +19,14 @@ package enum DatabaseFailure {
     }
 
     /// PostgreSQL's code and message, for logs and dead letters. Never its detail, which may
-    /// quote the values of a row (protected text).
+    /// quote the values of a row (protected text), nor the query and its bindings, which
+    /// `String(reflecting:)` of a `PSQLError` prints; a client-side error (the connection)
+    /// is named by its code and cause.
     package static func describe(_ error: any Error) -> String {
-        if let info = (error as? PSQLError)?.serverInfo {
+        guard let error = error as? PSQLError else { return String(describing: error) }
+        if let info = error.serverInfo {
             return "\(info[.sqlState] ?? "?????"): \(info[.message] ?? "")"
         }
-        return String(describing: error)
+        return "\(error.code)" + (error.underlying.map { ": \($0)" } ?? "")
     }
 }

@@ -52,8 +52,8 @@ package struct EventSubmitter: Sendable {
                 } catch let error as PSQLError where Self.isUnparsableInput(error) {
                     results.append(SubmitResult(
                         status: .refused, errorCode: error.serverInfo?[.sqlState],
-                        message: "event: not valid JSON: \(error.serverInfo?[.message] ?? "unparsable")"
-                            + (error.serverInfo?[.detail].map { " (\($0))" } ?? "")))
+                        // PostgreSQL's message only: its DETAIL and CONTEXT quote the input.
+                        message: "event: not valid JSON: \(error.serverInfo?[.message] ?? "unparsable")"))
                 }
             }
             return results

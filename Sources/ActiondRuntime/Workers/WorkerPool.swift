@@ -98,7 +98,7 @@ package struct WorkerPool: Service {
                 if Task.isCancelled { return }
                 // Connection lost, server restarting, schema missing…: nothing was committed,
                 // and it is no event's fault; try again later.
-                let reason = (error as? BatchProcessor.Failed).map(\.description) ?? String(reflecting: error)
+                let reason = (error as? BatchProcessor.Failed).map(\.description) ?? DatabaseFailure.describe(error)
                 logger.error("batch failed; retrying after a pause",
                              metadata: [LogKey.error: "\(reason)", LogKey.delay: "\(errorDelay)"])
                 do { try await Task.sleep(for: errorDelay) } catch { return }

@@ -22,7 +22,7 @@ struct PeriodicChore: Sendable {
                     }
                 } catch {
                     if Task.isCancelled { return }
-                    logger.debug("\(name) failed; trying again next round", metadata: [LogKey.error: "\(String(reflecting: error))"])
+                    logger.debug("\(name) failed; trying again next round", metadata: [LogKey.error: "\(DatabaseFailure.describe(error))"])
                 }
                 do { try await Task.sleep(for: interval) } catch { return }
             }

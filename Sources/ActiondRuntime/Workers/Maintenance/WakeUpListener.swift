@@ -36,7 +36,7 @@ package struct WakeUpListener: Service {
             } catch {
                 if Task.isCancelled { return }
                 logger.warning("wake-up listener lost its connection; reconnecting",
-                               metadata: [LogKey.error: "\(String(reflecting: error))", LogKey.delay: "\(delay)"])
+                               metadata: [LogKey.error: "\(DatabaseFailure.describe(error))", LogKey.delay: "\(delay)"])
             }
             // A connection that lasted resets the backoff; one failing at once doubles it.
             if connected.duration(to: .now) > .seconds(10) { delay = .milliseconds(100) }

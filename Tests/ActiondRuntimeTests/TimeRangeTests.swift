@@ -1,0 +1,53 @@
+import ActiondDomain
+import ActiondPostgres
+import ActiondTestSupport
+import Foundation
+import PostgresNIO
+import Testing
+
+/// The first and last times submit accepts, a leap second, and what the handlers derive from
+/// them (a snooze past 9999) go through the workers and read back in every report.
+@Suite("Time range", .timeLimit(.minutes(3)))
+struct TimeRangeTests {
+    static func event(_ id: String, _ type: String, at time: String, data: String) -> String {
+        #"{"id":"\#(id)","type":"\#(type)","user_id":"ana","occurred_at":"\#(time)","data":\#(data)}"#
+    }
+
+    @Test func theEdgesOfTheRangeAndALeapSecondReadBackInEveryReport() async throws {
+        try await TestDatabase.with { db in
+            try await DomainProcessingTests.submit([
+                Self.event("tim", "notification.sent", at: "9999-12-31T23:00:00Z",
+                           data: #"{"request_id":"t","payload":{"aps":{"category":"TIMER_EXPIRED"},"TIMER_ID":"t1"}}"#),
+                Self.event("snooze", "notification.response", at: "9999-12-31T23:59:00Z",
+                           data: #"{"request_id":"t","action":"SNOOZE_ACTION","locked":false}"#),
+                Self.event("inv", "notification.sent", at: "0001-01-01T00:00:00Z",
+                           data: #"{"request_id":"i","payload":{"aps":{"category":"MEETING_INVITATION"},"MEETING_ID":"m1"}}"#),
+                Self.event("accept", "notification.response", at: "0001-01-01T00:00:00Z",
+                           data: #"{"request_id":"i","action":"ACCEPT_ACTION","locked":false}"#),
+                Self.event("msg", "notification.sent", at: "2016-12-31T23:59:59Z",
+                           data: #"{"request_id":"m","payload":{"aps":{"category":"MESSAGE"},"THREAD_ID":"th","MESSAGE_ID":"m-1"}}"#),
+                Self.event("read", "notification.response", at: "2016-12-31T23:59:60Z",
+                           data: #"{"request_id":"m","action":"MARK_READ_ACTION","locked":false}"#),
+            ], to: db)
+            try await DomainProcessingTests.drain(db)
+            #expect(Set(try await DomainProcessingTests.outcomes(db).values) == ["applied"])
+
+            #expect(try await db.scalar("SELECT fires_at = '10000-01-01T00:08:00Z' FROM actiond.report_timers WHERE timer_id = 't1'", as: Bool.self))
+            #expect(try await db.scalar("SELECT responded_at = '0001-01-01T00:00:00Z' FROM actiond.report_invitations WHERE meeting_id = 'm1'", as: Bool.self))
+            // Every report reads every row back (each view whole, as text).
+            let views = try await db.client.query(
+                "SELECT table_name::text FROM information_schema.views WHERE table_schema = 'actiond' AND table_name LIKE 'report\\_%'",
+                logger: db.logger).collect().map { try $0.decode(String.self) }
+            #expect(views.count == 9, "\(views)")
+            for view in views {
+                let rows = try await db.client.query(PostgresQuery(unsafeSQL: "SELECT count(*), coalesce(string_agg(v::text, ''), '') FROM actiond.\(view) v"),
+                                                     logger: db.logger).collect()
+                #expect(rows.count == 1, "\(view)")
+            }
+            // The rebuild reads the same times back from the domain events.
+            let before = try await db.scalar("SELECT string_agg(r::text, ',' ORDER BY r::text) FROM actiond.report_timers r", as: String.self)
+            _ = try await ProjectionRebuild(client: db.client, logger: db.logger).run()
+            #expect(try await db.scalar("SELECT string_agg(r::text, ',' ORDER BY r::text) FROM actiond.report_timers r", as: String.self) == before)
+        }
+    }
+}
