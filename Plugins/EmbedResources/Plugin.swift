@@ -1,7 +1,7 @@
 import Foundation
 import PackagePlugin
 
-/// Embeds `Schema/{migrations,functions,views,triggers}/*.sql` and `categories/default.json` into the target as
+/// Embeds `Schema/{roles,migrations,functions,views,triggers,grants}/*.sql` and `categories/default.json` into the target as
 /// Swift string literals, so the `actiond` binary carries its migrations and default
 /// categories and needs no files beside it at run time. (SwiftPM resources must live inside
 /// the target's folder; the contract keeps `Schema/` at the top level for DBAs to read.)
@@ -10,9 +10,10 @@ struct EmbedResources: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: any Target) async throws -> [Command] {
         let root = context.package.directoryURL
         let schema = root.appending(path: "Schema")
-        // Numbered table migrations, then one file per function, view and trigger.
+        // The roles, the numbered table migrations, then one file per function, view and
+        // trigger, then the grants.
         var sqlFiles: [URL] = []
-        for folder in ["migrations", "functions", "views", "triggers"] {
+        for folder in ["roles", "migrations", "functions", "views", "triggers", "grants"] {
             sqlFiles += try FileManager.default.contentsOfDirectory(at: schema.appending(path: folder), includingPropertiesForKeys: nil)
                 .filter { $0.pathExtension == "sql" }
                 .sorted { $0.lastPathComponent < $1.lastPathComponent }

@@ -21,7 +21,10 @@ create function actiond.claim(max_users bigint, max_events bigint, only_user tex
 returns table ("position" bigint, user_id text, attempts integer, id text, type text,
                occurred_at timestamptz, data text, submitted_at timestamptz, category_version integer,
                database_now timestamptz)
-language plpgsql volatile as $$
+language plpgsql volatile
+-- Runs as its owner (SECURITY.md): callers are granted EXECUTE on it, not the tables.
+security definer set search_path = actiond, pg_temp
+as $$
 declare
     claimed text[];
     per_user bigint;

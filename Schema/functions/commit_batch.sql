@@ -21,7 +21,10 @@
 -- recognises them when it reads them again (StateCache, Sources/ActiondPostgres/Projections).
 create function actiond.commit_batch(batch jsonb)
 returns bigint
-language plpgsql volatile as $$
+language plpgsql volatile
+-- Runs as its owner (SECURITY.md): callers are granted EXECUTE on it, not the tables.
+security definer set search_path = actiond, pg_temp
+as $$
 declare
     held_positions bigint[];
     emptied text[];

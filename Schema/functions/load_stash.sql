@@ -1,7 +1,10 @@
 -- The stashed changes of the given users, in position order.
 create function actiond.load_stash(users text[])
 returns table ("position" bigint, user_id text, payload_version integer, payload text)
-language sql stable as $$
+language sql stable
+-- Runs as its owner (SECURITY.md): callers are granted EXECUTE on it, not the tables.
+security definer set search_path = actiond, pg_temp
+as $$
     select s.position, s.user_id, s.payload_version, convert_from(s.payload, 'UTF8')
     from actiond.stash s
     where s.user_id = any(users)

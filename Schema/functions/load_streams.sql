@@ -6,7 +6,10 @@
 -- by which the worker knows a row it has already decoded (StateCache).
 create function actiond.load_streams(lock_kinds text[], lock_ids text[], kinds text[], ids text[], users text[])
 returns table (kind text, stream_id text, user_id text, state text, last_position bigint, written_by bigint)
-language plpgsql volatile as $$
+language plpgsql volatile
+-- Runs as its owner (SECURITY.md): callers are granted EXECUTE on it, not the tables.
+security definer set search_path = actiond, pg_temp
+as $$
 begin
     if cardinality(lock_kinds) > 0 then
         perform actiond.lock_streams(lock_kinds, lock_ids);

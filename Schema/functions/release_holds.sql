@@ -4,7 +4,10 @@
 -- first are applied, and the others rejected unknown_notification by their handler.
 create function actiond.release_holds()
 returns bigint
-language sql volatile as $$
+language sql volatile
+-- Runs as its owner (SECURITY.md): callers are granted EXECUTE on it, not the tables.
+security definer set search_path = actiond, pg_temp
+as $$
     select actiond.requeue_held(array(
         select h.position from actiond.held h
         where h.hold_until <= now()

@@ -1,7 +1,10 @@
 -- One event, in the caller's transaction: {"status":"accepted"|"duplicate","position":N},
 -- or an error with SQLSTATE class 22 or 23 naming the field. Goes through submit_many.
 create function actiond.submit(event jsonb) returns jsonb
-language plpgsql volatile as $$
+language plpgsql volatile
+-- Runs as its owner (SECURITY.md): callers are granted EXECUTE on it, not the tables.
+security definer set search_path = actiond, pg_temp
+as $$
 declare
     result record;
 begin

@@ -6,6 +6,8 @@ create function actiond.submit_many(events jsonb[])
 returns table (ordinal integer, status text, "position" bigint, error_code text, error_message text)
 language plpgsql volatile
 set plan_cache_mode = force_custom_plan
+-- Runs as its owner (SECURITY.md): callers are granted EXECUTE on it, not the tables.
+security definer set search_path = actiond, pg_temp
 as $$
 declare
     codes text[];

@@ -130,6 +130,8 @@ struct PoisonBatchTests {
         try await TestDatabase.with { db in
             try await db.client.query("CREATE TABLE public.outage (active boolean NOT NULL)", logger: db.logger).drain()
             try await db.client.query("INSERT INTO public.outage VALUES (true)", logger: db.logger).drain()
+            // The workers write as actiond_owner (SECURITY DEFINER functions): the trigger reads as it.
+            try await db.client.query("GRANT SELECT ON public.outage TO actiond_owner", logger: db.logger).drain()
             try await db.client.query("""
                 CREATE FUNCTION public.simulate_outage() RETURNS trigger LANGUAGE plpgsql AS $$
                 BEGIN

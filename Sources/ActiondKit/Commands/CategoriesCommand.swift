@@ -31,7 +31,7 @@ struct CategoriesCommand: AsyncParsableCommand {
                 throw ExitCode(1)
             }
             try await Database.withClient(options.database, logger: logger) { client, _ in
-                _ = try await Migrator(client: client, logger: logger, handlers: Installed.handlers).migrate()
+                try await Migrator(client: client, logger: logger, handlers: Installed.handlers).prepare()
                 let result = try await client.withConnection { connection in
                     try await CategoryStore.load(registry, on: connection, logger: logger)
                 }
@@ -54,7 +54,7 @@ struct CategoriesCommand: AsyncParsableCommand {
         func run() async throws {
             let logger = try options.makeLogger()
             try await Database.withClient(options.database, logger: logger) { client, _ in
-                _ = try await Migrator(client: client, logger: logger, handlers: Installed.handlers).migrate()
+                try await Migrator(client: client, logger: logger, handlers: Installed.handlers).prepare()
                 guard let (version, registry) = try await CategoryStore.current(on: client, logger: logger) else {
                     print("no categories loaded")
                     return

@@ -29,7 +29,7 @@ struct DeadLettersCommand: AsyncParsableCommand {
         ) async throws {
             let logger = try options.makeLogger()
             let positions = try await Database.withClient(options.database, logger: logger) { client, _ in
-                _ = try await Migrator(client: client, logger: logger, handlers: Installed.handlers).migrate()
+                try await Migrator(client: client, logger: logger, handlers: Installed.handlers).prepare()
                 return try await operation(selection, client, logger)
             }
             print(positions.isEmpty ? "no matching dead letter" : "\(done): \(positions.map(String.init).joined(separator: ", "))")

@@ -17,7 +17,7 @@ struct RebuildCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = try options.makeLogger()
         try await Database.withClient(options.database, logger: logger) { client, _ in
-            _ = try await Migrator(client: client, logger: logger, handlers: Installed.handlers).migrate()
+            try await Migrator(client: client, logger: logger, handlers: Installed.handlers).prepare()
             let bar = ProgressBar("folding domain events")
             let summary = try await ProjectionRebuild(client: client, logger: logger, pageSize: pageSize, handlers: Installed.handlers).run { progress in
                 bar.update(progress.folded, of: progress.total)

@@ -23,7 +23,7 @@ struct ReportCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = try options.makeLogger()
         try await Database.withClient(options.database, logger: logger) { client, _ in
-            _ = try await Migrator(client: client, logger: logger, handlers: Installed.handlers).migrate()
+            try await Migrator(client: client, logger: logger, handlers: Installed.handlers).prepare()
             guard let name else {
                 let reports = try await ReportStore.list(on: client, logger: logger)
                 let width = reports.map(\.name.count).max() ?? 0

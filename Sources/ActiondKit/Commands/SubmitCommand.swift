@@ -24,7 +24,7 @@ struct SubmitCommand: AsyncParsableCommand {
         var reader = try JSONLinesReader(path: file)
         var counts: [SubmitResult.Status: Int] = [:]
         try await Database.withClient(options.database, logger: logger) { client, _ in
-            _ = try await Migrator(client: client, logger: logger, handlers: Installed.handlers).migrate()
+            try await Migrator(client: client, logger: logger, handlers: Installed.handlers).prepare()
             let submitter = EventSubmitter(client: client, logger: logger)
             while true {
                 let lines = try reader.next(batchSize * connections)

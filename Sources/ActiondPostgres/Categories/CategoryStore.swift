@@ -52,10 +52,9 @@ package enum CategoryStore {
 
     /// The current registry as stored, with its version; nil when none was ever loaded.
     package static func current(on client: PostgresClient, logger: Logger) async throws -> (version: Int, registry: CategoryRegistry)? {
-        let rows = try await client.query(
-            "SELECT version, document::text FROM actiond.category_versions ORDER BY version DESC LIMIT 1",
-            logger: logger)
-        for try await (version, document) in rows.decode((Int, String).self) {
+        let rows = try await client.query("SELECT version, document FROM actiond.category_document()", logger: logger)
+        for try await (version, document) in rows.decode((Int?, String?).self) {
+            guard let version, let document else { return nil }
             return (version, try CategoryRegistry.stored(Data(document.utf8)))
         }
         return nil
@@ -63,9 +62,9 @@ package enum CategoryStore {
 
     /// Registry version `version`, read on `connection` (a worker's transaction).
     package static func version(_ version: Int, on connection: PostgresConnection, logger: Logger) async throws -> CategoryRegistry? {
-        let rows = try await connection.query(
-            "SELECT document::text FROM actiond.category_versions WHERE version = \(version)", logger: logger)
-        for try await document in rows.decode(String.self) {
+        let rows = try await connection.query("SELECT document FROM actiond.category_document(\(version)::integer)", logger: logger)
+        for try await document in rows.decode(String?.self) {
+            guard let document else { return nil }
             return try CategoryRegistry.stored(Data(document.utf8))
         }
         return nil

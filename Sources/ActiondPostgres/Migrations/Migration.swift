@@ -23,15 +23,20 @@ package struct Migration: Sendable, Hashable {
 
     /// Statements in file order, for PostgresNIO's one-statement-per-query protocol.
     package var statements: [String] { SQLStatementSplitter.split(sql) }
+
+    /// `Schema/roles/roles.sql`: the roles and the schema's owner, run first by every migrate.
+    package static let roles = SQLStatementSplitter.split(
+        EmbeddedResources.schemaFiles.first { $0.name == "roles/roles.sql" }?.sql ?? "")
 }
 
 /// A function, view or trigger (`Schema/functions/NAME.sql`, `Schema/views/NAME.sql`,
-/// `Schema/triggers/NAME.sql`): the one current definition of the object, re-applied by
-/// `actiond migrate` whenever any of these files changes.
+/// `Schema/triggers/NAME.sql`), or the grants (`Schema/grants/grants.sql`): the one current
+/// definition of the object, re-applied by `actiond migrate` whenever any of these files changes.
 package struct SchemaObject: Sendable, Hashable {
     package enum Kind: String, Sendable, Hashable, CaseIterable {
-        // In the order they are created: views call functions, triggers name functions.
-        case functions, views, triggers
+        // In the order they are created: views call functions, triggers name functions,
+        // grants name all of them.
+        case functions, views, triggers, grants
     }
 
     package var kind: Kind

@@ -9,6 +9,8 @@ package struct MigrationError: Error, Sendable, CustomStringConvertible {
         case earlierLayout = "earlier_layout"
         /// A statement failed.
         case statementFailed = "statement_failed"
+        /// The schema is missing or not this build's, and the connecting role may not migrate.
+        case notMigrated = "not_migrated"
     }
 
     package var code: Code

@@ -14,6 +14,9 @@ import PostgresNIO
 ///    again in one transaction, so each object has exactly its one file's definition and an
 ///    object whose file was removed is gone;
 /// 3. the default categories on a fresh database, and the handlers' report views.
+///
+/// First it runs `Schema/roles/roles.sql` as the connecting role (the roles and the schema's
+/// owner), then everything as `actiond_owner`, which owns every object.
 package struct Migrator: Sendable {
     /// What one run did.
     package struct Report: Sendable, Equatable {
@@ -51,18 +54,82 @@ package struct Migrator: Sendable {
         try await client.withConnection { connection in
             try await connection.query("SELECT pg_advisory_lock(\(Self.lockKey))", logger: logger).drain()
             do {
+                try await setUpRoles(on: connection)
+                // Everything after is created as (and owned by) actiond_owner.
+                try await connection.query("SET ROLE actiond_owner", logger: logger).drain()
                 let report = try await migrateLocked(connection)
+                try await connection.query("RESET ROLE", logger: logger).drain()
                 try await connection.query("SELECT pg_advisory_unlock(\(Self.lockKey))", logger: logger).drain()
                 return report
             } catch {
+                _ = try? await connection.query("RESET ROLE", logger: logger).drain()
                 _ = try? await connection.query("SELECT pg_advisory_unlock(\(Self.lockKey))", logger: logger).drain()
                 throw error
             }
         }
     }
 
+    /// What a command that is not `migrate` runs first: migrates when the role it connects
+    /// with may (a member of actiond_owner, or a role that may create it), as the embedded
+    /// cluster's and a developer's do; otherwise (a producer, worker or reader login) only
+    /// checks that the schema is this build's, and says to run `actiond migrate` when not.
+    /// Returns the migration's report, or nil when it only checked.
+    @discardableResult
+    package func prepare() async throws -> Report? {
+        if try await mayMigrate() { return try await migrate() }
+        try await checkCurrent()
+        return nil
+    }
+
+    /// Whether the connecting role may run the migrations.
+    func mayMigrate() async throws -> Bool {
+        try await client.query("""
+            SELECT CASE WHEN EXISTS (SELECT FROM pg_roles WHERE rolname = 'actiond_owner')
+                        THEN pg_has_role('actiond_owner', 'MEMBER')
+                        ELSE (SELECT rolsuper OR rolcreaterole FROM pg_roles WHERE rolname = current_user) END
+            """, logger: logger).collect().first?.decode(Bool.self) ?? false
+    }
+
+    /// Throws `notMigrated` unless every table migration and object file of this build is
+    /// applied, with the same text, and nothing else.
+    func checkCurrent() async throws {
+        let files = migrations.map { ("migrations/\($0.name)", $0.sql) } + objects.map { ($0.path, $0.sql) }
+        var applied: [String: String] = [:]
+        do {
+            let rows = try await client.query("SELECT path, checksum FROM actiond.schema_checksums()", logger: logger)
+            for try await (path, checksum) in rows.decode((String, String).self) { applied[path] = checksum }
+        } catch let error as PSQLError where ["3F000", "42883", "42501"].contains(error.serverInfo?[.sqlState] ?? "") {
+            // No schema, no such function (an older schema), or no grant on it.
+        }
+        let wanted = try await client.query(
+            "SELECT encode(sha256(convert_to(t, 'UTF8')), 'hex') FROM unnest(\(files.map(\.1))::text[]) WITH ORDINALITY AS f(t, n) ORDER BY n",
+            logger: logger).collect().map { try $0.decode(String.self) }
+        guard applied == Dictionary(uniqueKeysWithValues: zip(files.map(\.0), wanted)) else {
+            let role = try await client.query("SELECT current_user::text", logger: logger).collect().first?.decode(String.self) ?? "?"
+            throw MigrationError(
+                code: .notMigrated, migration: "schema actiond",
+                message: applied.isEmpty
+                    ? "is missing (or not readable by role \(role)), and \(role) may not create it: run `actiond migrate` first, as a member of actiond_owner"
+                    : "is not the one this build expects, and role \(role) may not migrate it: run `actiond migrate` first, as a member of actiond_owner")
+        }
+    }
+
+    /// `Schema/roles/roles.sql`, as the connecting role: the roles, the schema and its owner.
+    private func setUpRoles(on connection: PostgresConnection) async throws {
+        for statement in Migration.roles {
+            do {
+                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).drain()
+            } catch let error as PSQLError where error.serverInfo?[.sqlState] == "42501" {
+                throw MigrationError(
+                    code: .statementFailed, migration: "roles/roles.sql",
+                    message: "\(DatabaseFailure.describe(error)). The first migrate of a server creates the roles actiond_owner, actiond_producer, actiond_worker and actiond_reader and makes the migrating role a member of actiond_owner: run it as a role with CREATEROLE (or a superuser) and CREATE on the database, or create them beforehand (SECURITY.md)")
+            } catch {
+                throw MigrationError(code: .statementFailed, migration: "roles/roles.sql", message: String(reflecting: error))
+            }
+        }
+    }
+
     private func migrateLocked(_ connection: PostgresConnection) async throws -> Report {
-        try await connection.query("CREATE SCHEMA IF NOT EXISTS actiond", logger: logger).drain()
         try await connection.query("""
             CREATE TABLE IF NOT EXISTS actiond.schema_migrations (
                 version    integer     PRIMARY KEY,

@@ -37,19 +37,13 @@ package enum WorkQueue {
 
     /// Whether any event still waits for an outcome.
     package static func isEmpty(on connection: PostgresConnection, logger: Logger) async throws -> Bool {
-        try await connection.query("SELECT NOT EXISTS (SELECT 1 FROM actiond.queue)", logger: logger)
+        try await connection.query("SELECT actiond.queue_is_empty()", logger: logger)
             .collect().first?.decode(Bool.self) ?? true
     }
 
     /// Pending events and the age of the oldest, in seconds.
     package static func depth(on connection: PostgresConnection, logger: Logger) async throws -> (events: Int, oldestAgeSeconds: Double) {
-        // The oldest pending event is the one with the smallest position (positions follow
-        // submission), found through the primary key rather than a join of the whole backlog.
-        let row = try await connection.query("""
-            SELECT (SELECT count(*) FROM actiond.queue)::bigint,
-                   coalesce(extract(epoch FROM now() - (SELECT e.submitted_at FROM actiond.events e
-                       WHERE e.position = (SELECT min(position) FROM actiond.queue))), 0)::float8
-            """, logger: logger).collect().first
+        let row = try await connection.query("SELECT events, oldest_age_seconds FROM actiond.queue_depth()", logger: logger).collect().first
         let (count, age) = try row?.decode((Int, Double).self) ?? (0, 0)
         return (count, age)
     }

@@ -67,6 +67,8 @@ enum HandlerReportViews {
                     try await connection.query(PostgresQuery(unsafeSQL: "drop view if exists actiond.\(view.name)"), logger: logger).drain()
                     try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).drain()
                     try await connection.query(PostgresQuery(unsafeSQL: comment), logger: logger).drain()
+                    // Readers read every report (Schema/grants/grants.sql grants the others).
+                    try await connection.query(PostgresQuery(unsafeSQL: "grant select on actiond.\(view.name) to actiond_reader"), logger: logger).drain()
                 } catch {
                     throw MigrationError(code: .statementFailed, migration: "view \(view.name) of handler \(handler)", message: String(reflecting: error))
                 }

@@ -18,7 +18,7 @@ package enum WorkerRunner {
     ) async throws {
         let url = try await Database.resolve(database, logger: logger)
         try await PostgresClient.withClient(url, maximumConnections: 1, logger: logger) { client in
-            _ = try await Migrator(client: client, logger: logger, handlers: handlers).migrate()
+            _ = try await Migrator(client: client, logger: logger, handlers: handlers).prepare()
         }
         let client = PostgresClient(configuration: clientConfiguration(url, concurrency: configuration.concurrency),
                                     backgroundLogger: logger)

@@ -1,0 +1,48 @@
+-- Who may do what (SECURITY.md; README, "Roles"). Applied after every function, view and
+-- trigger, whenever they are applied again (a re-created function starts with PostgreSQL's
+-- default privileges, which let PUBLIC execute it). Nothing here names a login role: grant
+-- actiond_producer, actiond_worker or actiond_reader to yours.
+
+-- Nobody but the owner, unless granted below.
+revoke all on schema actiond from public;
+revoke all on all tables in schema actiond from public;
+revoke all on all sequences in schema actiond from public;
+revoke all on all functions in schema actiond from public;
+grant usage on schema actiond to actiond_producer, actiond_worker, actiond_reader;
+
+-- Every role may ask whether the schema is its build's (and is told to migrate when not).
+grant execute on function actiond.schema_checksums() to actiond_producer, actiond_worker, actiond_reader;
+
+-- Producers submit, and do nothing else: the functions check every rule and write as owner.
+grant execute on function actiond.submit(jsonb), actiond.submit_many(jsonb[]) to actiond_producer;
+
+-- Workers claim, read state, write a batch's results, sweep holds and sample the queue.
+grant execute on function
+    actiond.claim(bigint, bigint, text),
+    actiond.load_streams(text[], text[], text[], text[], text[]),
+    actiond.load_stash(text[]),
+    actiond.commit_batch(jsonb),
+    actiond.category_document(integer),
+    actiond.release_holds(),
+    actiond.prune_report_minutes(),
+    actiond.queue_is_empty(),
+    actiond.queue_depth()
+    to actiond_worker;
+
+-- Readers read the reports. A view reads its tables as its owner; the functions a view calls
+-- are checked against the reader.
+grant select on
+    actiond.report_queue, actiond.report_throughput, actiond.report_latency, actiond.report_outcomes,
+    actiond.report_dead_letters, actiond.report_stash
+    to actiond_reader;
+grant execute on function actiond.latency_bucket_ms(integer) to actiond_reader;
+-- The handlers' report views (granted again as each is created, see HandlerReportViews).
+do $views$
+declare
+    view_name text;
+begin
+    for view_name in select h.name from actiond.handler_views h where to_regclass('actiond.' || quote_ident(h.name)) is not null loop
+        execute format('grant select on actiond.%I to actiond_reader', view_name);
+    end loop;
+end
+$views$;

@@ -1,0 +1,172 @@
+import ActiondPostgres
+import ActiondRuntime
+import ActiondTestSupport
+import Foundation
+import Logging
+import PostgresNIO
+import Testing
+
+/// Least privilege (Schema/roles/roles.sql, Schema/grants/grants.sql): each role does its job
+/// through the binary, and nothing else; a role that may not migrate is told to.
+@Suite("Roles", .timeLimit(.minutes(3)))
+struct RoleTests {
+    /// Runs `body` with a new login role that is a member of `group`, then drops it.
+    static func withLogin<T>(_ group: String, on db: TestDatabase, _ body: (DatabaseURL) async throws -> T) async throws -> T {
+        let name = "login_\(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16))"
+        let password = UUID().uuidString
+        let server = db.url.with(database: "postgres")
+        try await PostgresClient.withClient(server, maximumConnections: 1, logger: db.logger) { admin in
+            try await admin.query(PostgresQuery(unsafeSQL: "CREATE ROLE \(name) LOGIN PASSWORD '\(password)' IN ROLE \(group)"), logger: db.logger).drain()
+        }
+        var url = db.url
+        url.username = name
+        url.password = password
+        do {
+            let result = try await body(url)
+            try await drop(name, on: server, logger: db.logger)
+            return result
+        } catch {
+            try? await drop(name, on: server, logger: db.logger)
+            throw error
+        }
+    }
+
+    private static func drop(_ name: String, on server: DatabaseURL, logger: Logger) async throws {
+        try await PostgresClient.withClient(server, maximumConnections: 1, logger: logger) { admin in
+            try await admin.query(PostgresQuery(unsafeSQL: "DROP ROLE IF EXISTS \(name)"), logger: logger).drain()
+        }
+    }
+
+    /// The SQLSTATE `sql` fails with as the role of `url`, or nil when it succeeds.
+    static func failure(_ sql: String, as url: DatabaseURL, logger: Logger) async throws -> String? {
+        try await PostgresClient.withClient(url, maximumConnections: 1, logger: logger) { client in
+            do {
+                try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger).drain()
+                return nil
+            } catch let error as PSQLError {
+                return error.serverInfo?[.sqlState] ?? "no sqlstate: \(String(reflecting: error))"
+            }
+        }
+    }
+
+    static let cancel = #"{"id":"c1","type":"meeting.cancelled","user_id":"ana","occurred_at":"2026-11-22T09:30:00Z","data":{"meeting_id":"m"}}"#
+
+    /// What no role but the owner may do; `allowed` names the one a role's job needs.
+    static let everything = [
+        "submit": "SELECT actiond.submit('\(cancel.replacingOccurrences(of: "c1", with: "c-probe"))'::jsonb)",
+        "claim": "SELECT * FROM actiond.claim(1, 1)",
+        "report": "SELECT * FROM actiond.report_queue",
+        "read the log": "SELECT count(*) FROM actiond.events",
+        "write the log": "INSERT INTO actiond.events (id, type, user_id, occurred_at, data) VALUES ('x', 'meeting.cancelled', 'ana', now(), '{}')",
+        "read state": "SELECT count(*) FROM actiond.projections",
+        "write outcomes": "DELETE FROM actiond.outcomes",
+        "truncate the log": "TRUNCATE actiond.events",
+        "retry dead letters": "SELECT actiond.retry_dead(array[1]::bigint[])",
+        "call a rule": "SELECT * FROM actiond.event_problems(array['{}'::jsonb])",
+        "create": "CREATE TABLE actiond.mine (i integer)",
+    ]
+
+    static func expectOnly(_ allowed: String, as url: DatabaseURL, logger: Logger) async throws {
+        for (name, sql) in everything.sorted(by: { $0.key < $1.key }) {
+            let failure = try await failure(sql, as: url, logger: logger)
+            if name == allowed {
+                #expect(failure == nil, "\(url.username) must be able to \(name)")
+            } else {
+                #expect(failure == "42501", "\(url.username) may \(name): \(failure ?? "it succeeded")")
+            }
+        }
+    }
+
+    @Test func aProducerSubmitsAndDoesNothingElse() async throws {
+        try await TestDatabase.with { db in
+            try await Self.withLogin("actiond_producer", on: db) { producer in
+                let run = try await ActiondProcess.run(["submit", "-"], database: producer, input: Self.cancel + "\n")
+                #expect(run.status == 0, "\(run.standardError)")
+                #expect(run.standardOutput.contains("1 events: 1 accepted"), "\(run.standardOutput)")
+                try await Self.expectOnly("submit", as: producer, logger: db.logger)
+            }
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.events", as: Int.self) == 2)
+        }
+    }
+
+    @Test func aWorkerRunsTheWorkersAndDoesNothingElse() async throws {
+        try await TestDatabase.with { db in
+            let events = MixedWorkload(users: 20, runID: "roles").events()
+            _ = try await EventSubmitter(client: db.client, logger: db.logger).submit(events)
+            try await Self.withLogin("actiond_worker", on: db) { worker in
+                let run = try await ActiondProcess.run(["work", "--drain"], database: worker)
+                #expect(run.status == 0, "\(run.standardError)")
+                try await Self.expectOnly("claim", as: worker, logger: db.logger)
+            }
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.outcomes", as: Int.self) == events.count)
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.queue", as: Int.self) == 0)
+        }
+    }
+
+    @Test func aReaderReadsEveryReportAndNothingElse() async throws {
+        try await TestDatabase.with { db in
+            let reports = try await db.client.query(
+                "SELECT table_name::text FROM information_schema.views WHERE table_schema = 'actiond' AND table_name LIKE 'report\\_%'",
+                logger: db.logger).collect().map { try $0.decode(String.self) }
+            #expect(reports.count == ReportCommandTests.reports.count)
+            try await Self.withLogin("actiond_reader", on: db) { reader in
+                for report in reports {
+                    let run = try await ActiondProcess.run(["report", report, "--format", "json"], database: reader)
+                    #expect(run.status == 0, "\(report): \(run.standardError)")
+                }
+                try await Self.expectOnly("report", as: reader, logger: db.logger)
+            }
+        }
+    }
+
+    @Test func theOwnerOwnsEverythingAndNobodyElseMayUseIt() async throws {
+        try await TestDatabase.with { db in
+            #expect(try await db.scalar("""
+                SELECT count(*) FROM pg_roles
+                WHERE rolname IN ('actiond_owner', 'actiond_producer', 'actiond_worker', 'actiond_reader') AND NOT rolcanlogin
+                """, as: Int.self) == 4)
+            #expect(try await db.scalar("""
+                SELECT count(*) FROM (
+                    SELECT c.relowner AS owner FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'actiond'
+                    UNION ALL SELECT p.proowner FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'actiond'
+                    UNION ALL SELECT nspowner FROM pg_namespace WHERE nspname = 'actiond') o
+                WHERE o.owner <> 'actiond_owner'::regrole
+                """, as: Int.self) == 0)
+            // PUBLIC (every role) may use nothing: no function, table or schema grant.
+            #expect(try await db.scalar("""
+                SELECT count(*) FROM (
+                    SELECT (aclexplode(p.proacl)).grantee FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'actiond'
+                    UNION ALL SELECT (aclexplode(c.relacl)).grantee FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'actiond'
+                    UNION ALL SELECT (aclexplode(nspacl)).grantee FROM pg_namespace WHERE nspname = 'actiond') g
+                WHERE g.grantee = 0
+                """, as: Int.self) == 0)
+            // Nobody truncates the log, its owner and a superuser included.
+            let truncate = try await Self.failure("TRUNCATE actiond.events CASCADE", as: db.url, logger: db.logger)
+            #expect(truncate == "55000")
+        }
+    }
+
+    @Test func aRoleThatMayNotMigrateIsToldToRunMigrateFirst() async throws {
+        try await TestDatabase.with { db in
+            try await db.client.query("DROP SCHEMA actiond CASCADE", logger: db.logger).drain()
+            try await Self.withLogin("actiond_producer", on: db) { producer in
+                let run = try await ActiondProcess.run(["submit", "-"], database: producer, input: Self.cancel + "\n")
+                #expect(run.status != 0)
+                #expect(run.standardError.contains("run `actiond migrate` first"), "\(run.standardError)")
+            }
+            #expect(try await db.scalar("SELECT count(*) FROM pg_namespace WHERE nspname = 'actiond'", as: Int.self) == 0, "nothing was created")
+
+            // Migrated, then one function file differs from this build's.
+            _ = try await Migrator(client: db.client, logger: db.logger).migrate()
+            try await db.client.query("UPDATE actiond.schema_objects SET checksum = 'older' WHERE path = 'functions/claim.sql'", logger: db.logger).drain()
+            try await Self.withLogin("actiond_worker", on: db) { worker in
+                let run = try await ActiondProcess.run(["work", "--drain"], database: worker)
+                #expect(run.status != 0)
+                #expect(run.standardError.contains("is not the one this build expects") && run.standardError.contains("run `actiond migrate` first"),
+                        "\(run.standardError)")
+            }
+            #expect(try await db.scalar("SELECT checksum FROM actiond.schema_objects WHERE path = 'functions/claim.sql'", as: String.self) == "older",
+                    "the worker migrated nothing")
+        }
+    }
+}
