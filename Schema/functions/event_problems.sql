@@ -47,10 +47,12 @@ begin
                     || 'meeting.cancelled, protected_data.unavailable, protected_data.available']
             when not actiond.is_rfc3339(i.e ->> 'occurred_at') then
                 array['22007', 'occurred_at: must be an RFC 3339 date-time such as 2026-11-22T09:30:00Z']
-            -- Times every report can read back, derived ones included (a snooze of up to a
-            -- year; see MicrosecondTimestamp): years 1 to 9999 once converted to UTC.
-            when (i.e ->> 'occurred_at')::timestamptz not between '0001-01-01 00:00:00+00' and '9999-12-31 23:59:59.999999+00' then
-                array['22007', 'occurred_at: must be from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z once converted to UTC']
+            -- Times the workers hold exactly and every report reads back, derived ones included
+            -- (a snooze of up to 366 days; see MicrosecondTimestamp): 1900 through 2099 in UTC.
+            -- Only a time in a boundary year is cast: an offset may move it across.
+            when case when left(i.e ->> 'occurred_at', 4) between '1901' and '2098' then false
+                      else (i.e ->> 'occurred_at')::timestamptz not between '1900-01-01 00:00:00+00' and '2099-12-31 23:59:59.999999+00' end then
+                array['22007', 'occurred_at: must be from 1900-01-01T00:00:00Z to 2099-12-31T23:59:59.999999Z once converted to UTC']
             when substr(i.e ->> 'occurred_at', 18, 2) = '60' and not actiond.is_leap_second(i.e ->> 'occurred_at') then
                 array['22007', 'occurred_at: second 60 is a leap second, only at 23:59:60 UTC on the last day of a month']
             when v.data is null or jsonb_typeof(v.data) <> 'object' then
@@ -71,6 +73,12 @@ begin
                 -- Cheap upper bound first: the compact size is only computed near the limit.
                 when octet_length(v.payload::text) > 4096 and actiond.compact_json_bytes(v.payload) > 4096 then
                     array['22023', 'data.payload: must be at most 4096 bytes of UTF-8 JSON, got ' || actiond.compact_json_bytes(v.payload)]
+                -- The payload's keys are what handlers look custom keys up by; Swift's String
+                -- calls canonically equivalent keys equal, so a look-alike key ("TAS\u212A_ID"
+                -- with a Kelvin sign beside "TASK_ID") could stand in for the key checked here.
+                -- In NFC (ASCII always is), two keys are equivalent only when byte-identical.
+                when exists (select from jsonb_object_keys(v.payload) k where k !~ '^[ -~]*$' and not k is nfc normalized) then
+                    array['22023', 'data.payload: every key must be in Unicode normalization form NFC']
                 when v.payload -> 'aps' is null or jsonb_typeof(v.payload -> 'aps') <> 'object' then
                     array['22023', 'data.payload.aps: is required (an object), got ' || coalesce(jsonb_typeof(v.payload -> 'aps'), 'nothing')]
                 when actiond.string_field_problem(v.payload -> 'aps' -> 'category', 'data.payload.aps.category') is not null then

@@ -9,8 +9,8 @@
 --   actiond_worker    may call the workers' functions, nothing else.
 --   actiond_reader    may read the report_* views, nothing else.
 --
--- Creating them needs CREATEROLE (or a superuser) once; afterwards a member of actiond_owner
--- migrates without it. Roles belong to the whole server: every database migrated on it
+-- Creating them needs CREATEROLE (or a superuser) once, and creating the schema CREATE on the
+-- database once; afterwards a member of actiond_owner migrates without either. Roles belong to the whole server: every database migrated on it
 -- shares them.
 do $roles$
 declare
@@ -25,13 +25,27 @@ begin
             end;
         end if;
     end loop;
-    if not pg_has_role(current_user, 'actiond_owner', 'member') then
-        execute format('grant actiond_owner to %I', current_user);
+    -- The migrating role must be able to SET ROLE actiond_owner: membership before
+    -- PostgreSQL 16, the SET option from 16 (where a CREATEROLE role that made a role is a
+    -- member without it).
+    if current_setting('server_version_num')::int >= 160000 then
+        if not pg_has_role(current_user, 'actiond_owner', 'SET') then
+            execute format('grant actiond_owner to %I with set true', current_user);
+        end if;
+    elsif not pg_has_role(current_user, 'actiond_owner', 'MEMBER') then
+        begin
+            execute format('grant actiond_owner to %I', current_user);
+        exception when unique_violation then
+            null;  -- granted meanwhile by a migrate of another database on the same server
+        end;
+    end if;
+    -- Only when missing: CREATE SCHEMA IF NOT EXISTS asks for CREATE on the database even
+    -- when the schema exists, which a member of actiond_owner need not have.
+    if not exists (select from pg_namespace where nspname = 'actiond') then
+        create schema actiond authorization actiond_owner;
     end if;
 end
 $roles$;
-
-create schema if not exists actiond authorization actiond_owner;
 
 -- A database migrated before these roles existed: its schema and objects pass to the owner.
 do $owner$

@@ -14,6 +14,7 @@ struct LogPrivacyTests {
 
     @Test func aMarkerInAcceptedAndRefusedEventsAppearsInNoLog() async throws {
         let marker = "SECRET-\(UUID().uuidString)"
+        let tag = "tag_\(UUID().uuidString.lowercased().prefix(8))"
         let payload = #"{"aps":{"category":"MESSAGE","alert":{"title":"Hi","body":"\#(marker) body"}},"THREAD_ID":"th","MESSAGE_ID":"m1"}"#
         let lines = [
             // Accepted, then applied by the workers: the reply's text and the message body.
@@ -35,7 +36,10 @@ struct LogPrivacyTests {
             #expect(work.status == 0, "\(work.standardError)")
             #expect(try await db.scalar("SELECT count(*) FROM actiond.outcomes WHERE outcome = 'applied'", as: Int.self) == 2)
             // A producer writing its submit as literal SQL: refused, and so logged by the server.
-            for literal in [#"{"id":"x","type":"bogus","user_id":"\#(marker)","occurred_at":"\#(marker)","data":{}}"#, "{\(marker)"] {
+            // The unknown field's name is a field path, which the error names: it shows that
+            // this statement's error reached the log, without the marker.
+            for literal in [#"{"id":"x","type":"bogus","user_id":"\#(marker)","occurred_at":"\#(marker)","data":{}}"#,
+                            #"{"\#(tag)":1,"text":"\#(marker)"}"#, "{\(marker)"] {
                 await #expect(throws: PSQLError.self) {
                     try await db.client.query(PostgresQuery(unsafeSQL: "SELECT actiond.submit('\(literal)'::jsonb)"), logger: db.logger).drain()
                 }
@@ -51,7 +55,7 @@ struct LogPrivacyTests {
         guard ProcessInfo.processInfo.environment["DATABASE_URL"]?.isEmpty ?? true else { return }
         let log = URL(fileURLWithPath: TestPaths.clusterDirectory).appending(path: "server.log")
         let text = try String(contentsOf: log, encoding: .utf8)
-        #expect(text.contains("ERROR"), "the refused literal submits were logged")
+        #expect(text.contains("ERROR:  \(tag): unknown field"), "the refused literal submit was logged")
         #expect(!text.contains(marker), "server.log quotes event content")
         let mode = try FileManager.default.attributesOfItem(atPath: log.path)[.posixPermissions] as? Int
         #expect(mode == 0o600, "server.log is its owner's only, mode \(String(mode ?? 0, radix: 8))")

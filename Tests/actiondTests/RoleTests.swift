@@ -97,6 +97,17 @@ struct RoleTests {
                 let run = try await ActiondProcess.run(["work", "--drain"], database: worker)
                 #expect(run.status == 0, "\(run.standardError)")
                 try await Self.expectOnly("claim", as: worker, logger: db.logger)
+                // Every function the workers' chores call (a missing grant there would only
+                // show as a chore failing every round).
+                for call in ["SELECT actiond.release_holds()", "SELECT actiond.prune_report_minutes()",
+                             "SELECT * FROM actiond.queue_depth()", "SELECT actiond.queue_is_empty()",
+                             "SELECT * FROM actiond.category_document()", "SELECT * FROM actiond.category_document(1)",
+                             "SELECT * FROM actiond.load_stash(array['ana'])",
+                             "SELECT * FROM actiond.load_streams('{}', '{}', array['timer'], array['t'], array['ana'])",
+                             "SELECT * FROM actiond.schema_checksums()"] {
+                    let failure = try await Self.failure(call, as: worker, logger: db.logger)
+                    #expect(failure == nil, "\(call): \(failure ?? "")")
+                }
             }
             #expect(try await db.scalar("SELECT count(*) FROM actiond.outcomes", as: Int.self) == events.count)
             #expect(try await db.scalar("SELECT count(*) FROM actiond.queue", as: Int.self) == 0)
@@ -132,11 +143,15 @@ struct RoleTests {
                     UNION ALL SELECT nspowner FROM pg_namespace WHERE nspname = 'actiond') o
                 WHERE o.owner <> 'actiond_owner'::regrole
                 """, as: Int.self) == 0)
-            // PUBLIC (every role) may use nothing: no function, table or schema grant.
+            // PUBLIC (every role) may use nothing: no function, table or schema. (A NULL ACL
+            // means PostgreSQL's defaults, which let PUBLIC execute a function: asked as such.)
+            #expect(try await db.scalar("""
+                SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+                WHERE n.nspname = 'actiond' AND (p.proacl IS NULL OR 0 IN (SELECT (aclexplode(p.proacl)).grantee))
+                """, as: Int.self) == 0)
             #expect(try await db.scalar("""
                 SELECT count(*) FROM (
-                    SELECT (aclexplode(p.proacl)).grantee FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'actiond'
-                    UNION ALL SELECT (aclexplode(c.relacl)).grantee FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'actiond'
+                    SELECT (aclexplode(c.relacl)).grantee FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'actiond'
                     UNION ALL SELECT (aclexplode(nspacl)).grantee FROM pg_namespace WHERE nspname = 'actiond') g
                 WHERE g.grantee = 0
                 """, as: Int.self) == 0)

@@ -43,9 +43,10 @@ package struct ExactString: Sendable, Hashable, Comparable, CustomStringConverti
 }
 
 extension String {
-    /// Whether `other` is the same text byte for byte (see `ExactString`), not merely
-    /// canonically equivalent as `==` decides.
-    package func isExactly(_ other: String) -> Bool {
+    /// Whether `other` is the same text byte for byte, as PostgreSQL compares identifiers,
+    /// not merely canonically equivalent as `==` decides ("jose\u{301}" is not "jos\u{e9}",
+    /// "MAR\u{212A}" with a Kelvin sign is not "MARK"). Compare ids and identifiers with this.
+    public func isExactly(_ other: String) -> Bool {
         ExactString(self) == ExactString(other)
     }
 }

@@ -46,7 +46,9 @@ public struct CheckedResponse: Sendable, Hashable {
         self.settings = settings
     }
 
-    /// The identifier of the button pressed; nil for opening or dismissing.
+    /// The identifier of the button pressed; nil for opening or dismissing. Compare it with
+    /// `pressed(_:)` or `String.isExactly(_:)`, not `==` or `switch`, which call look-alike
+    /// identifiers equal.
     public var actionIdentifier: String? {
         if case .action(let action, _) = action { return action.identifier }
         return nil

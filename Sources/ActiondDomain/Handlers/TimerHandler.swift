@@ -112,7 +112,7 @@ public enum TimerEvent: HandlerEvent {
 /// TIMER_EXPIRED: Snooze (fires again after snooze_seconds, up to max_snoozes) and Stop.
 public struct TimerHandler: CategoryHandler {
     /// The largest snooze_seconds a category may set: 366 days, so that a snooze from the
-    /// latest accepted occurred_at (9999-12-31) still lands on a time actiond stores.
+    /// latest accepted occurred_at (2099-12-31) still lands on a time actiond stores.
     public static let longestSnooze = 366 * 86_400
 
     public init() {}

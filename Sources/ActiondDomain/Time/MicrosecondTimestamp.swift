@@ -5,16 +5,17 @@ import Foundation
 /// `::timestamptz` at full precision. Written by hand because Foundation's ISO 8601 styles
 /// stop at milliseconds.
 ///
-/// Years past 9999 are written with all their digits ("10000-01-01T00:08:00.000000Z", which
-/// PostgreSQL reads back): a snooze from the last minute of 9999 lands there. A stored time
-/// must lie in `storableMicroseconds`; `stored(_:)` refuses any other, so a report view never meets text
-/// it cannot cast.
+/// A stored time must lie in `storableMicroseconds`, where a `Date` (a `Double`) holds every
+/// microsecond exactly, so text read back and written again is the same text (a rebuild
+/// equals what the workers wrote); `stored(_:)` refuses any other.
 package enum MicrosecondTimestamp {
-    /// 0001-01-01T00:00:00Z up to 100000-01-01T00:00:00Z (excluded), in microseconds since 1970:
-    /// the times a domain event or state may hold (PostgreSQL's own range is wider; RFC 3339
-    /// has no year 0). `Date` is a `Double`: exact to the microsecond until about 2140, to
-    /// within about 60 µs in year 9999.
-    package static let storableMicroseconds: Range<Int64> = -62_135_596_800_000_000..<3_093_527_980_800_000_000
+    /// 1900-01-01T00:00:00Z up to 2106-01-01T00:00:00Z (excluded), in microseconds since 1970:
+    /// the times a domain event or state may hold. Within it, seconds since 1970 and since
+    /// 2001 (`Date`'s reference) both stay under 2^32, where a `Double`'s step is under half a
+    /// microsecond, so every microsecond survives text → `Date` → text. Submit accepts
+    /// occurred_at from 1900 through 2099, leaving room for derived times (a snooze of up to
+    /// 366 days).
+    package static let storableMicroseconds: Range<Int64> = -2_208_988_800_000_000..<4_291_747_200_000_000
 
     /// `format(date)`, or an error naming the time when it is outside `storableMicroseconds`.
     package static func stored(_ date: Date) throws -> String {
@@ -49,8 +50,7 @@ package enum MicrosecondTimestamp {
                 divisor /= 10
             }
         }
-        let year = Int(parts.tm_year) + 1900
-        digits(year, max(4, String(year).count)); bytes.append(UInt8(ascii: "-"))
+        digits(Int(parts.tm_year) + 1900, 4); bytes.append(UInt8(ascii: "-"))
         digits(Int(parts.tm_mon) + 1, 2); bytes.append(UInt8(ascii: "-"))
         digits(Int(parts.tm_mday), 2); bytes.append(UInt8(ascii: "T"))
         digits(Int(parts.tm_hour), 2); bytes.append(UInt8(ascii: ":"))
@@ -62,14 +62,7 @@ package enum MicrosecondTimestamp {
 
     /// Parses what `format` writes (the fraction may have 0 to 6 digits).
     package static func parse(_ text: String) -> Date? {
-        var bytes = Array(text.utf8)
-        // A five-digit year (10000 to 99999): its first digit counts ten thousands, the rest
-        // parses as a four-digit year.
-        var extraYears = 0
-        if bytes.count > 5, bytes[5] == UInt8(ascii: "-"), (49...57).contains(bytes[0]) {
-            extraYears = Int(bytes[0] - 48) * 10_000
-            bytes.removeFirst()
-        }
+        let bytes = Array(text.utf8)
         func number(_ range: Range<Int>) -> Int? {
             guard range.upperBound <= bytes.count else { return nil }
             var value = 0
@@ -91,7 +84,7 @@ package enum MicrosecondTimestamp {
             return nil
         }
         var parts = tm()
-        parts.tm_year = Int32(year + extraYears - 1900)
+        parts.tm_year = Int32(year - 1900)
         parts.tm_mon = Int32(month - 1)
         parts.tm_mday = Int32(day)
         parts.tm_hour = Int32(hour)
@@ -108,6 +101,6 @@ package enum MicrosecondTimestamp {
 package struct UnstorableTime: Error, CustomStringConvertible {
     package var date: Date
     package var description: String {
-        "a time \(date.timeIntervalSince1970) s from 1970 is outside 0001-01-01T00:00:00Z ..< 100000-01-01T00:00:00Z, the times actiond stores"
+        "a time \(date.timeIntervalSince1970) s from 1970 is outside 1900-01-01T00:00:00Z ..< 2106-01-01T00:00:00Z, the times actiond stores exactly"
     }
 }

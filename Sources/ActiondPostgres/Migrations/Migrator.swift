@@ -81,11 +81,12 @@ package struct Migrator: Sendable {
         return nil
     }
 
-    /// Whether the connecting role may run the migrations.
+    /// Whether the connecting role may run the migrations: it may act as actiond_owner (SET
+    /// ROLE: membership before PostgreSQL 16, the SET option from 16), or may create it.
     func mayMigrate() async throws -> Bool {
         try await client.query("""
             SELECT CASE WHEN EXISTS (SELECT FROM pg_roles WHERE rolname = 'actiond_owner')
-                        THEN pg_has_role('actiond_owner', 'MEMBER')
+                        THEN pg_has_role('actiond_owner', CASE WHEN current_setting('server_version_num')::int >= 160000 THEN 'SET' ELSE 'MEMBER' END)
                         ELSE (SELECT rolsuper OR rolcreaterole FROM pg_roles WHERE rolname = current_user) END
             """, logger: logger).collect().first?.decode(Bool.self) ?? false
     }
@@ -122,9 +123,9 @@ package struct Migrator: Sendable {
             } catch let error as PSQLError where error.serverInfo?[.sqlState] == "42501" {
                 throw MigrationError(
                     code: .statementFailed, migration: "roles/roles.sql",
-                    message: "\(DatabaseFailure.describe(error)). The first migrate of a server creates the roles actiond_owner, actiond_producer, actiond_worker and actiond_reader and makes the migrating role a member of actiond_owner: run it as a role with CREATEROLE (or a superuser) and CREATE on the database, or create them beforehand (SECURITY.md)")
+                    message: "\(DatabaseFailure.describe(error)). migrate creates the roles actiond_owner, actiond_producer, actiond_worker and actiond_reader once per server (CREATEROLE or a superuser), makes the migrating role a member of actiond_owner, creates the schema actiond (CREATE on the database, once), and hands a schema made by an earlier build to actiond_owner (its previous owner, or a superuser): run it as such a role (SECURITY.md)")
             } catch {
-                throw MigrationError(code: .statementFailed, migration: "roles/roles.sql", message: String(reflecting: error))
+                throw MigrationError(code: .statementFailed, migration: "roles/roles.sql", message: DatabaseFailure.describe(error))
             }
         }
     }
@@ -178,7 +179,7 @@ package struct Migrator: Sendable {
                     do {
                         try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).drain()
                     } catch {
-                        throw MigrationError(code: .statementFailed, migration: migration.name, message: String(reflecting: error))
+                        throw MigrationError(code: .statementFailed, migration: migration.name, message: DatabaseFailure.describe(error))
                     }
                 }
                 try await connection.query("""
@@ -245,7 +246,7 @@ package struct Migrator: Sendable {
                     do {
                         try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).drain()
                     } catch {
-                        throw MigrationError(code: .statementFailed, migration: object.path, message: String(reflecting: error))
+                        throw MigrationError(code: .statementFailed, migration: object.path, message: DatabaseFailure.describe(error))
                     }
                 }
             }

@@ -18,6 +18,14 @@ package enum DatabaseFailure {
         return dataClasses.contains(code.prefix(2))
     }
 
+    /// Whether `error` says the schema or a privilege is wrong (SQLSTATE classes 42, such as
+    /// 42501 permission denied or 42883 no such function, and 3F, no such schema): it will
+    /// not pass by itself, so it is worth an operator's attention.
+    package static func isAboutSchemaOrPrivileges(_ error: any Error) -> Bool {
+        guard let code = (error as? PSQLError)?.serverInfo?[.sqlState] else { return false }
+        return code.hasPrefix("42") || code.hasPrefix("3F")
+    }
+
     /// PostgreSQL's code and message, for logs and dead letters. Never its detail, which may
     /// quote the values of a row (protected text), nor the query and its bindings, which
     /// `String(reflecting:)` of a `PSQLError` prints; a client-side error (the connection)

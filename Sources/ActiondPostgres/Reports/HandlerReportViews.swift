@@ -70,7 +70,7 @@ enum HandlerReportViews {
                     // Readers read every report (Schema/grants/grants.sql grants the others).
                     try await connection.query(PostgresQuery(unsafeSQL: "grant select on actiond.\(view.name) to actiond_reader"), logger: logger).drain()
                 } catch {
-                    throw MigrationError(code: .statementFailed, migration: "view \(view.name) of handler \(handler)", message: String(reflecting: error))
+                    throw MigrationError(code: .statementFailed, migration: "view \(view.name) of handler \(handler)", message: DatabaseFailure.describe(error))
                 }
                 try await connection.query("""
                     INSERT INTO actiond.handler_views (name, handler, checksum) VALUES (\(view.name), \(handler), \(checksum))

@@ -37,16 +37,16 @@ public struct OrderReadyHandler: CategoryHandler {
 
     /// Only a courier message writes protected data (its text).
     public func needsProtectedData(_ action: RespondedAction) -> Bool {
-        if case .action(let button, _) = action { return button.identifier == "MESSAGE_COURIER_ACTION" }
+        // Identifiers compare byte for byte (hasIdentifier, pressed), never with ==, which
+        // calls look-alikes such as a Kelvin sign for K equal.
+        if case .action(let button, _) = action { return button.hasIdentifier("MESSAGE_COURIER_ACTION") }
         return false
     }
 
     static func status(for action: String) -> OrderStatus? {
-        switch action {
-        case "ON_MY_WAY_ACTION": .onMyWay
-        case "LEAVE_AT_DOOR_ACTION": .leaveAtDoor
-        default: nil
-        }
+        if action.isExactly("ON_MY_WAY_ACTION") { return .onMyWay }
+        if action.isExactly("LEAVE_AT_DOOR_ACTION") { return .leaveAtDoor }
+        return nil
     }
 
     public func sent(_ notification: NewNotification, to state: OrderState?) -> Decision<OrderEvent> {
@@ -56,12 +56,11 @@ public struct OrderReadyHandler: CategoryHandler {
     /// The latest choice by device time stands; an older one arriving late is superseded.
     /// Courier messages count up to the category's `max_courier_messages`.
     public func respond(_ response: CheckedResponse, to state: OrderState?, shared: Never?) -> Decision<OrderEvent> {
-        guard let button = response.actionIdentifier else { return .applied() }  // opened or dismissed
-        if let status = Self.status(for: button) {
+        if let button = response.actionIdentifier, let status = Self.status(for: button) {
             if let decided = state?.decided, response.stamp < decided { return .superseded }
             return .applied(.statusChosen(status, at: response.stamp))
         }
-        if button == "MESSAGE_COURIER_ACTION", let text = response.text {
+        if response.pressed("MESSAGE_COURIER_ACTION"), let text = response.text {
             if (state?.courierMessages ?? 0) >= response.settings["max_courier_messages"] { return .rejected("message_limit") }
             return .applied(.courierMessaged(text: text, at: response.stamp))
         }

@@ -4,8 +4,10 @@ import PostgresNIO
 import ServiceLifecycle
 
 /// Runs `chore` on a connection of `client` every `interval` until cancelled or a graceful
-/// shutdown. A failure (the database restarting…) is logged at debug level and the next
-/// round tries again: chores are idempotent and any number of workers may run them at once.
+/// shutdown. A passing failure (the database restarting…) is logged at debug level and the
+/// next round tries again: chores are idempotent and any number of workers may run them at
+/// once. One that will not pass by itself (a missing grant or object: SQLSTATE classes 42
+/// and 3F) is logged as an error, every round, so a chore that cannot run is not silent.
 struct PeriodicChore: Sendable {
     let name: String
     let client: PostgresClient
@@ -22,7 +24,8 @@ struct PeriodicChore: Sendable {
                     }
                 } catch {
                     if Task.isCancelled { return }
-                    logger.debug("\(name) failed; trying again next round", metadata: [LogKey.error: "\(DatabaseFailure.describe(error))"])
+                    let level: Logger.Level = DatabaseFailure.isAboutSchemaOrPrivileges(error) ? .error : .debug
+                    logger.log(level: level, "\(name) failed; trying again next round", metadata: [LogKey.error: "\(DatabaseFailure.describe(error))"])
                 }
                 do { try await Task.sleep(for: interval) } catch { return }
             }
