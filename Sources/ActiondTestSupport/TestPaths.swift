@@ -1,3 +1,4 @@
+import ActiondPostgres
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -12,9 +13,8 @@ package enum TestPaths {
     package static var clusterDirectory: String {
         if let directory = ProcessInfo.processInfo.environment["ACTIOND_TEST_DATA_DIR"] { return directory }
         let package = FileManager.default.currentDirectoryPath
-        if geteuid() == 0 && !isReachableByOthers(package) {
-            let tag = String(UInt32(truncatingIfNeeded: package.utf8.reduce(5381) { ($0 &* 33) &+ Int($1) }), radix: 16)
-            return "/var/tmp/actiond-test-postgres-\(tag)"
+        if geteuid() == 0 && !ServerAccountReach.isReachableByOthers(package) {
+            return ServerAccountReach.standIn(for: package, prefix: "actiond-test-postgres")
         }
         return URL(fileURLWithPath: package).appending(path: ".actiond/test-postgres").path
     }
@@ -31,16 +31,5 @@ package enum TestPaths {
             directory = directory.deletingLastPathComponent()
         }
         return directory.appending(path: name)
-    }
-
-    /// Whether every folder from `/` down to `path` can be entered by other accounts.
-    static func isReachableByOthers(_ path: String) -> Bool {
-        var url = URL(fileURLWithPath: path)
-        while true {
-            var info = stat()
-            guard stat(url.path, &info) == 0, info.st_mode & 0o001 != 0 else { return false }
-            if url.path == "/" { return true }
-            url.deleteLastPathComponent()
-        }
     }
 }

@@ -39,21 +39,39 @@ package struct EmbeddedCluster: Sendable {
     /// The port of the last start, used again when free so the URL stays the same.
     var portFile: URL { directory.appending(path: "port") }
 
-    package init(directory: URL, binaries: PostgresBinaries) {
+    /// The folder the default would have been, when the cluster was moved to one the
+    /// `postgres` account can reach (see `defaultLocation(workingDirectory:asRoot:)`).
+    package var relocatedFrom: String?
+
+    package init(directory: URL, binaries: PostgresBinaries, relocatedFrom: String? = nil) {
         self.directory = directory.standardizedFileURL
         self.binaries = binaries
         self.serverAccount = geteuid() == 0 ? "postgres" : nil
+        self.relocatedFrom = relocatedFrom
     }
 
-    /// The cluster for `directory` (flag), else `ACTIOND_DATA_DIR`, else `.actiond/postgres`
-    /// under the current directory.
+    /// The cluster for `directory` (flag), else `ACTIOND_DATA_DIR`, else the default folder
+    /// for the current directory.
     package static func locate(directory: String? = nil, binDirectory: String? = nil) throws -> EmbeddedCluster {
         let environment = ProcessInfo.processInfo.environment
-        let path = directory ?? environment["ACTIOND_DATA_DIR"] ?? defaultDirectory
         let binaries = try PostgresBinaries.locate(override: binDirectory ?? environment["ACTIOND_PG_BINDIR"])
-        let url = path.hasPrefix("/") ? URL(fileURLWithPath: path)
-            : URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appending(path: path)
-        return EmbeddedCluster(directory: url, binaries: binaries)
+        let workingDirectory = FileManager.default.currentDirectoryPath
+        if let path = directory ?? environment["ACTIOND_DATA_DIR"] {
+            let url = path.hasPrefix("/") ? URL(fileURLWithPath: path) : URL(fileURLWithPath: workingDirectory).appending(path: path)
+            return EmbeddedCluster(directory: url, binaries: binaries)
+        }
+        let chosen = defaultLocation(workingDirectory: workingDirectory, asRoot: geteuid() == 0)
+        return EmbeddedCluster(directory: URL(fileURLWithPath: chosen.path), binaries: binaries, relocatedFrom: chosen.relocatedFrom)
+    }
+
+    /// `.actiond/postgres` under `workingDirectory`; but as root, when the `postgres` account
+    /// (which runs the server then) cannot reach `workingDirectory` (a project under `/root`),
+    /// a folder in `/var/tmp` named after it: the same for every command run from there, so
+    /// `db stop` finds the cluster `demo` started. `relocatedFrom` is the folder not used.
+    package static func defaultLocation(workingDirectory: String, asRoot: Bool) -> (path: String, relocatedFrom: String?) {
+        let inProject = URL(fileURLWithPath: workingDirectory).appending(path: defaultDirectory).path
+        guard asRoot, !ServerAccountReach.isReachableByOthers(workingDirectory) else { return (inProject, nil) }
+        return (ServerAccountReach.standIn(for: workingDirectory, prefix: "actiond") + "/postgres", inProject)
     }
 
     // MARK: - Lifecycle

@@ -12,6 +12,9 @@ package enum Database {
             return try DatabaseURL(url)
         }
         let cluster = try EmbeddedCluster.locate(directory: options.dataDirectory, binDirectory: options.binDirectory)
+        if let unreachable = cluster.relocatedFrom {
+            logger.notice("the postgres account cannot reach \(unreachable), so the embedded database lives in \(cluster.directory.path) (--data-dir or ACTIOND_DATA_DIR to choose)")
+        }
         return try await cluster.start(logger: logger)
     }
 
