@@ -22,6 +22,14 @@ struct DatabaseURLTests {
         #expect(try DatabaseURL(embedded.string) == embedded)
     }
 
+    @Test func sslModesAsLibpqNamesThem() throws {
+        #expect(try DatabaseURL("postgresql://a@h/db?sslmode=allow").tls == .prefer)
+        #expect(try DatabaseURL("postgresql://a@h/db?sslmode=verify-ca").tls == .verifyCA)
+        let full = try DatabaseURL("postgresql://a@h/db?sslmode=verify-full&sslrootcert=/etc/ssl/ca.pem")
+        #expect(full.tls == .verifyFull && full.rootCertificate == "/etc/ssl/ca.pem")
+        #expect(try DatabaseURL(full.string) == full, "sslmode and sslrootcert survive a round trip")
+    }
+
     @Test(arguments: [
         ("mysql://a@h/db", "scheme"),
         ("postgresql://h/db", "user"),

@@ -1,10 +1,16 @@
 import Foundation
 import PostgresNIO
 
-/// A parsed `postgresql://user[:password]@host[:port]/database[?sslmode=…&connect_timeout=…]`.
+/// A parsed `postgresql://user[:password]@host[:port]/database[?sslmode=…&sslrootcert=…&connect_timeout=…]`.
 package struct DatabaseURL: Sendable, Hashable, CustomStringConvertible {
+    /// libpq's `sslmode`: `prefer` (the default) and `require` encrypt without verifying the
+    /// server's certificate, as libpq does, so a server with a self-signed certificate is
+    /// reached; `verify-ca` checks the certificate against `sslrootcert` (else the system's
+    /// roots), `verify-full` also the host name. (`allow` is taken as `prefer`.)
     package enum TLSMode: String, Sendable, Hashable {
         case disable, prefer, require
+        case verifyCA = "verify-ca"
+        case verifyFull = "verify-full"
     }
 
     package var host: String
@@ -13,6 +19,8 @@ package struct DatabaseURL: Sendable, Hashable, CustomStringConvertible {
     package var password: String?
     package var database: String
     package var tls: TLSMode
+    /// `sslrootcert`: the CA certificates (PEM) `verify-ca` and `verify-full` trust.
+    package var rootCertificate: String?
     package var connectTimeout: Duration
 
     package init(host: String, port: Int = 5432, username: String, password: String? = nil,
@@ -23,6 +31,7 @@ package struct DatabaseURL: Sendable, Hashable, CustomStringConvertible {
         self.password = password
         self.database = database
         self.tls = tls
+        self.rootCertificate = nil
         self.connectTimeout = connectTimeout
     }
 
@@ -50,6 +59,7 @@ package struct DatabaseURL: Sendable, Hashable, CustomStringConvertible {
         self.password = components.password.map { $0.removingPercentEncoding ?? $0 }
         self.database = database.removingPercentEncoding ?? database
         self.tls = .prefer
+        self.rootCertificate = nil
         self.connectTimeout = .seconds(10)
         for item in components.queryItems ?? [] {
             switch item.name {
@@ -57,16 +67,21 @@ package struct DatabaseURL: Sendable, Hashable, CustomStringConvertible {
                 switch item.value {
                 case "disable": tls = .disable
                 case "allow", "prefer": tls = .prefer
-                case "require", "verify-ca", "verify-full": tls = .require
-                default: throw DatabaseURLError("sslmode must be disable, prefer or require, got \(item.value ?? "nothing")")
+                case "require": tls = .require
+                case "verify-ca": tls = .verifyCA
+                case "verify-full": tls = .verifyFull
+                default: throw DatabaseURLError("sslmode must be disable, allow, prefer, require, verify-ca or verify-full, got \(item.value ?? "nothing")")
                 }
+            case "sslrootcert":
+                guard let path = item.value, !path.isEmpty else { throw DatabaseURLError("sslrootcert must be a file's path") }
+                rootCertificate = path
             case "connect_timeout":
                 guard let seconds = item.value.flatMap(Int.init), seconds > 0 else {
                     throw DatabaseURLError("connect_timeout must be a positive number of seconds, got \(item.value ?? "nothing")")
                 }
                 connectTimeout = .seconds(seconds)
             default:
-                throw DatabaseURLError("unsupported parameter \(item.name); supported: sslmode, connect_timeout")
+                throw DatabaseURLError("unsupported parameter \(item.name); supported: sslmode, sslrootcert, connect_timeout")
             }
         }
     }
@@ -87,7 +102,10 @@ package struct DatabaseURL: Sendable, Hashable, CustomStringConvertible {
         components.host = host.contains(":") ? "[\(host)]" : host
         components.port = port
         components.path = "/" + database
-        if tls != .prefer { components.queryItems = [URLQueryItem(name: "sslmode", value: tls.rawValue)] }
+        var items: [URLQueryItem] = []
+        if tls != .prefer { items.append(URLQueryItem(name: "sslmode", value: tls.rawValue)) }
+        if let rootCertificate { items.append(URLQueryItem(name: "sslrootcert", value: rootCertificate)) }
+        if !items.isEmpty { components.queryItems = items }
         return components.string ?? "postgresql://\(username)@\(host):\(port)/\(database)"
     }
 
@@ -98,10 +116,16 @@ package struct DatabaseURL: Sendable, Hashable, CustomStringConvertible {
 
     /// A PostgresNIO client configuration for this URL.
     package func clientConfiguration(maximumConnections: Int = 20) -> PostgresClient.Configuration {
+        var encryptOnly = TLSConfiguration.makeClientConfiguration()
+        encryptOnly.certificateVerification = .none
+        var verified = TLSConfiguration.makeClientConfiguration()
+        verified.certificateVerification = tls == .verifyCA ? .noHostnameVerification : .fullVerification
+        if let rootCertificate { verified.trustRoots = .file(rootCertificate) }
         let tlsConfiguration: PostgresClient.Configuration.TLS = switch tls {
         case .disable: .disable
-        case .prefer: .prefer(.makeClientConfiguration())
-        case .require: .require(.makeClientConfiguration())
+        case .prefer: .prefer(encryptOnly)
+        case .require: .require(encryptOnly)
+        case .verifyCA, .verifyFull: .require(verified)
         }
         var configuration = PostgresClient.Configuration(
             host: host, port: port, username: username, password: password, database: database, tls: tlsConfiguration)
