@@ -21,6 +21,12 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = ProcessInfo.processInfo.environment["ACTIOND_LOG_LEVEL"] ?? "notice"
 
+    @Option(name: .customLong("log-format"), help: "text, or json (one object per line); default: ACTIOND_LOG_FORMAT, else text.")
+    var logFormat: String = ProcessInfo.processInfo.environment["ACTIOND_LOG_FORMAT"] ?? "text"
+
+    /// Whether logs (and the lines a command reports to standard error) are JSON objects.
+    var logsJSON: Bool { logFormat == "json" }
+
     var database: DatabaseOptions {
         DatabaseOptions(url: databaseURL, dataDirectory: dataDirectory, binDirectory: binDirectory)
     }
@@ -30,8 +36,12 @@ struct GlobalOptions: ParsableArguments {
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical; got \(logLevel)")
         }
+        guard ["text", "json"].contains(logFormat) else {
+            throw ValidationError("--log-format must be text or json; got \(logFormat)")
+        }
+        let json = logsJSON
         LoggingSystem.bootstrap { label in
-            var handler = ContentFreeLogHandler(StreamLogHandler.standardError(label: label))
+            var handler = ContentFreeLogHandler(json ? JSONLogHandler(label: label) : StreamLogHandler.standardError(label: label))
             handler.logLevel = level
             return handler
         }

@@ -1,6 +1,7 @@
 import ActiondPostgres
 import ActiondRuntime
 import ArgumentParser
+import Logging
 
 struct SubmitCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -33,7 +34,11 @@ struct SubmitCommand: AsyncParsableCommand {
                 for (line, result) in zip(lines, results) {
                     counts[result.status, default: 0] += 1
                     if result.status == .refused {
-                        printError("line \(line.number): refused [\(result.errorCode ?? "?")] \(result.message ?? "")")
+                        if options.logsJSON {
+                            logger.error("refused", metadata: ["line": "\(line.number)", "sqlstate": "\(result.errorCode ?? "?")", "reason": "\(result.message ?? "")"])
+                        } else {
+                            printError("line \(line.number): refused [\(result.errorCode ?? "?")] \(result.message ?? "")")
+                        }
                     }
                 }
             }
