@@ -7,13 +7,9 @@ extension Date {
         self.init(timeIntervalSince1970: Double(microseconds) / 1_000_000)
     }
 
-    /// Microseconds since 1970, rounded to the nearest. Whole seconds and the fraction are
-    /// converted apart: multiplying a far time (year 9999 and later) by a million at once
-    /// would round whole seconds to the nearest 64 µs.
+    /// Microseconds since 1970, rounded to the nearest.
     package var microsecondsSince1970: Int64 {
-        let seconds = timeIntervalSince1970
-        let whole = seconds.rounded(.down)
-        return Int64(whole) * 1_000_000 + Int64(((seconds - whole) * 1_000_000).rounded())
+        Int64((timeIntervalSince1970 * 1_000_000).rounded())
     }
 
     /// The same instant rounded to microseconds, in its canonical form.

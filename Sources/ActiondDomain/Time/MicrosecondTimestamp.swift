@@ -27,8 +27,8 @@ package enum MicrosecondTimestamp {
         return format(date)
     }
 
-    /// The text of `date`, which must be in `storable` (workloads and tests; stored times go
-    /// through `stored(_:)`).
+    /// The text of `date`, which must be in `storableMicroseconds` (workloads and tests;
+    /// stored times go through `stored(_:)`).
     package static func format(_ date: Date) -> String {
         let microseconds = date.microsecondsSince1970
         var seconds = microseconds / 1_000_000

@@ -168,17 +168,17 @@ package struct EmbeddedCluster: Sendable {
     private func launch(logger: Logger) throws -> Int {
         let previous = (try? String(contentsOf: portFile, encoding: .utf8)).flatMap { Int($0.trimmingWhitespace()) }
         let port = try previous.flatMap { try? Self.freePort(preferring: UInt16(clamping: $0)) } ?? Self.freePort()
-        // The server's log is for its owner only (0600), an older cluster's file included.
+        // The server's log is for its owner only (0600; an older cluster's file is made so in
+        // ensureDatabase, after every start).
         if !FileManager.default.fileExists(atPath: logFile.path) {
             _ = FileManager.default.createFile(atPath: logFile.path, contents: nil, attributes: [.posixPermissions: 0o600])
         }
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: logFile.path)
         try handToServerAccount(logFile)
         logger.notice("starting embedded PostgreSQL", metadata: ["directory": "\(directory.path)", "port": "\(port)"])
         let options = [
             "-p \(port)", "-c listen_addresses=127.0.0.1", "-c unix_socket_directories=''",
             "-c max_connections=300",
-        ] + Self.logSettings.map { "-c \($0)" }
+        ]
         let result = try runServerProgram(binaries.pgCtl, [
             "start", "-D", dataDirectory.path, "-l", logFile.path, "-w", "-t", "60", "-o", options.joined(separator: " "),
         ])
@@ -194,7 +194,9 @@ package struct EmbeddedCluster: Sendable {
     /// What the server logs, so that no event content reaches its log: a failing statement's
     /// text (which may be a literal `submit` of a reply) is never logged, nor an error's
     /// DETAIL and CONTEXT (which may quote a row's values or the JSON that failed to parse);
-    /// log files it creates itself are its owner's only.
+    /// log files it creates itself are its owner's only. Set in the cluster's configuration
+    /// (ALTER SYSTEM) after every start where they differ, so a server an earlier build
+    /// created gets them too, and they hold however the server is started.
     static let logSettings = ["log_min_error_statement=panic", "log_error_verbosity=terse", "log_file_mode=0600"]
 
     private func ensureDatabase(_ server: DatabaseURL, logger: Logger) async throws {
@@ -204,7 +206,6 @@ package struct EmbeddedCluster: Sendable {
             if exists.isEmpty {
                 try await client.query("CREATE DATABASE \(unescaped: Self.databaseName)", logger: logger).drain()
             }
-            // A server started by an earlier build (without these options) gets them now.
             for setting in Self.logSettings {
                 let (name, value) = (String(setting.prefix { $0 != "=" }), String(setting.drop { $0 != "=" }.dropFirst()))
                 let current = try await client.query("SELECT current_setting(\(name))", logger: logger).collect().first?.decode(String.self)

@@ -102,9 +102,7 @@ package struct Migrator: Sendable {
         } catch let error as PSQLError where ["3F000", "42883", "42501"].contains(error.serverInfo?[.sqlState] ?? "") {
             // No schema, no such function (an older schema), or no grant on it.
         }
-        let wanted = try await client.query(
-            "SELECT encode(sha256(convert_to(t, 'UTF8')), 'hex') FROM unnest(\(files.map(\.1))::text[]) WITH ORDINALITY AS f(t, n) ORDER BY n",
-            logger: logger).collect().map { try $0.decode(String.self) }
+        let wanted = try await client.withConnection { try await Self.checksums(of: files.map(\.1), on: $0, logger: logger) }
         guard applied == Dictionary(uniqueKeysWithValues: zip(files.map(\.0), wanted)) else {
             let role = try await client.query("SELECT current_user::text", logger: logger).collect().first?.decode(String.self) ?? "?"
             throw MigrationError(
@@ -213,9 +211,7 @@ package struct Migrator: Sendable {
                 applied_at timestamptz NOT NULL DEFAULT now()
             )
             """, logger: logger).drain()
-        let checksums = try await connection.query(
-            "SELECT encode(sha256(convert_to(t, 'UTF8')), 'hex') FROM unnest(\(objects.map(\.sql))::text[]) WITH ORDINALITY AS f(t, n) ORDER BY n",
-            logger: logger).collect().map { try $0.decode(String.self) }
+        let checksums = try await Self.checksums(of: objects.map(\.sql), on: connection, logger: logger)
         var recorded: [String: String] = [:]
         let rows = try await connection.query("SELECT path, checksum FROM actiond.schema_objects", logger: logger)
         for try await (path, checksum) in rows.decode((String, String).self) { recorded[path] = checksum }
@@ -261,7 +257,13 @@ package struct Migrator: Sendable {
 
     /// SHA-256 of the file's text, computed by the server (no crypto dependency needed).
     static func checksum(of sql: String, on connection: PostgresConnection, logger: Logger) async throws -> String {
-        try await connection.query("SELECT encode(sha256(convert_to(\(sql), 'UTF8')), 'hex')", logger: logger)
-            .collect().first!.decode(String.self)
+        try await checksums(of: [sql], on: connection, logger: logger)[0]
+    }
+
+    /// The SHA-256 of each text, in order, in one query.
+    static func checksums(of texts: [String], on connection: PostgresConnection, logger: Logger) async throws -> [String] {
+        try await connection.query(
+            "SELECT encode(sha256(convert_to(t, 'UTF8')), 'hex') FROM unnest(\(texts)::text[]) WITH ORDINALITY AS f(t, n) ORDER BY n",
+            logger: logger).collect().map { try $0.decode(String.self) }
     }
 }
