@@ -24,6 +24,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
     ],
     targets: [
         // Pure domain: categories, events, validation, handlers, state machines. No I/O.
@@ -42,10 +45,12 @@ let package = Package(
             swiftSettings: swiftSettings,
             plugins: ["EmbedResources"]
         ),
-        // Runtime: database selection and lifecycle, workers, wake-ups, shutdown, metrics.
+        // Runtime: database selection and lifecycle, workers, wake-ups, shutdown, metrics, HTTP.
         .target(
             name: "ActiondRuntime",
             dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 "ActiondDomain",
                 "ActiondPostgres",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -66,6 +71,7 @@ let package = Package(
                 "ActiondPostgres",
                 "ActiondRuntime",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

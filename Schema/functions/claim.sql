@@ -15,6 +15,9 @@
 -- that committed in between would show events that worker already processed and deleted,
 -- and they would be handled a second time, out of order.
 --
+-- Paused users (actiond.pauses, `actiond pause`) are skipped; when everyone is paused,
+-- nothing is claimed and the queue is not even read.
+--
 -- only_user: claim that user alone, if its turn has come and no other worker holds it (a
 -- worker finding which user a failed batch's error belongs to; see BatchProcessor).
 create function actiond.claim(max_users bigint, max_events bigint, only_user text default null)
@@ -31,12 +34,15 @@ declare
     version integer;
 begin
     perform pg_advisory_xact_lock_shared(actiond.rebuild_lock_key());
+    if exists (select from actiond.pauses p where p.user_id = '') then
+        return;
+    end if;
     if only_user is null then
         select array_agg(u.user_id) into claimed
         from (
             select uq.user_id
             from actiond.user_queues uq
-            where uq.run_at <= now()
+            where uq.run_at <= now() and not actiond.is_paused(uq.user_id)
             order by uq.run_at
             limit max_users
             for update skip locked
@@ -46,7 +52,7 @@ begin
         from (
             select uq.user_id
             from actiond.user_queues uq
-            where uq.user_id = only_user and uq.run_at <= now()
+            where uq.user_id = only_user and uq.run_at <= now() and not actiond.is_paused(uq.user_id)
             for update skip locked
         ) u;
     end if;

@@ -1,12 +1,10 @@
--- Events waiting for an outcome and the age of the oldest, in seconds: the workers' queue
--- gauges. The oldest is the one with the smallest position (positions follow submission),
--- found through the primary key rather than a join of the whole backlog.
-create function actiond.queue_depth(out events bigint, out oldest_age_seconds double precision)
+-- The workers' queue gauges (actiond_queue_depth and actiond_queue_oldest_age_seconds, by
+-- status): report_queue's rows, for roles that may not read the view.
+create function actiond.queue_depth()
+returns table (status text, events bigint, oldest_age_seconds double precision)
 language sql stable
 -- Runs as its owner (SECURITY.md): callers are granted EXECUTE on it, not the tables.
 security definer set search_path = actiond, pg_temp
 as $$
-    select (select count(*) from actiond.queue)::bigint,
-           coalesce(extract(epoch from now() - (select e.submitted_at from actiond.events e
-               where e.position = (select min(position) from actiond.queue))), 0)::float8
+    select r.status, r.events, r.oldest_age_seconds::float8 from actiond.report_queue r
 $$;

@@ -29,13 +29,15 @@ grant execute on function
     actiond.queue_depth()
     to actiond_worker;
 
+-- pause and resume: no grant; run them as the owner (the role that migrates).
+
 -- Readers read the reports. A view reads its tables as its owner; the functions a view calls
 -- are checked against the reader.
 grant select on
     actiond.report_queue, actiond.report_throughput, actiond.report_latency, actiond.report_outcomes,
     actiond.report_dead_letters, actiond.report_stash
     to actiond_reader;
-grant execute on function actiond.latency_bucket_ms(integer) to actiond_reader;
+grant execute on function actiond.latency_bucket_ms(integer), actiond.is_paused(text) to actiond_reader;
 -- The handlers' report views (granted again as each is created, see HandlerReportViews).
 do $views$
 declare

@@ -1,16 +1,19 @@
 -- report_queue: how much is waiting, in which state, and for how long?
--- One row per status, always all five (0 events when none):
+-- One row per status, always all six (0 events when none):
 --   queued    events waiting for a worker (their user is due)
 --   retrying  events waiting out a backoff after a handler failure, with their users' later events
+--   paused    events of paused users (`actiond pause`), waiting for `actiond resume`
 --   held      responses waiting for the notification they answer (PRODUCT.md section 4)
 --   stashed   changes waiting for their user's protected data
 --   dead      dead letters (a handler kept failing), not discarded
 -- Reads the queue, held, stash and the partial dead-letter index: sizes of backlogs, never the log.
 create view actiond.report_queue as
 with statuses(status, ordinal) as (
-    values ('queued', 1), ('retrying', 2), ('held', 3), ('stashed', 4), ('dead', 5)
+    values ('queued', 1), ('retrying', 2), ('paused', 3), ('held', 4), ('stashed', 5), ('dead', 6)
 ), pending as (
-    select case when u.run_at > now() then 'retrying' else 'queued' end as status,
+    select case when actiond.is_paused(u.user_id) then 'paused'
+                when u.run_at > now() then 'retrying'
+                else 'queued' end as status,
            count(*) as events, min(q.position) as oldest_position
     from actiond.queue q
     join actiond.user_queues u on u.user_id = q.user_id
@@ -38,4 +41,4 @@ group by s.status, s.ordinal
 order by s.ordinal;
 
 comment on view actiond.report_queue is
-    'Events waiting, by status (queued, retrying, held, stashed, dead), with the oldest one''s age.';
+    'Events waiting, by status (queued, retrying, paused, held, stashed, dead), with the oldest one''s age.';

@@ -17,6 +17,9 @@ package enum ActiondProcess {
 
         package func send(_ signal: Int32) { child.send(signal) }
 
+        /// Standard error so far, while it runs.
+        package var standardErrorSoFar: String { child.standardErrorSoFar }
+
         /// Waits for it to exit (without blocking a thread).
         package func exit() async throws -> Result {
             let output = try await child.exit()
@@ -26,16 +29,21 @@ package enum ActiondProcess {
 
     /// `actiond ARGUMENTS` against `database` (nil: no DATABASE_URL), with `input` on standard
     /// input; `executable` names another build of the command line (a team's worker).
+    /// `environment`: more variables for the child (nil removes one).
     package static func start(_ arguments: [String], database: DatabaseURL?, input: String? = nil,
-                              executable: String = "actiond", logLevel: String = "warning") throws -> Running {
+                              executable: String = "actiond", logLevel: String = "warning",
+                              environment: [String: String?] = [:]) throws -> Running {
         Running(child: try ProcessRunner.spawn(
             TestPaths.executable(executable), arguments,
-            environment: ["DATABASE_URL": database?.string, "ACTIOND_LOG_LEVEL": logLevel], input: input))
+            environment: ["DATABASE_URL": database?.string, "ACTIOND_LOG_LEVEL": logLevel].merging(environment) { $1 },
+            input: input))
     }
 
     /// Runs `actiond ARGUMENTS` to completion.
     package static func run(_ arguments: [String], database: DatabaseURL?, input: String? = nil,
-                            executable: String = "actiond", logLevel: String = "warning") async throws -> Result {
-        try await start(arguments, database: database, input: input, executable: executable, logLevel: logLevel).exit()
+                            executable: String = "actiond", logLevel: String = "warning",
+                            environment: [String: String?] = [:]) async throws -> Result {
+        try await start(arguments, database: database, input: input, executable: executable, logLevel: logLevel,
+                        environment: environment).exit()
     }
 }

@@ -20,8 +20,8 @@ struct WorkerMetricsTests {
             #expect(metrics.counterTotal(label: "actiond_handler_failures_total") == 1)
             let sizes = try metrics.expectRecorder("actiond_batch_size").values
             #expect(!sizes.isEmpty && sizes.allSatisfy { $0 >= 1 && $0 <= 50 } && sizes.reduce(0, +) == 301)
-            #expect(try !metrics.expectTimer("actiond_claim_duration").values.isEmpty)
-            #expect(try !metrics.expectTimer("actiond_commit_duration").values.isEmpty)
+            #expect(try !metrics.expectTimer("actiond_claim_duration_seconds").values.isEmpty)
+            #expect(try !metrics.expectTimer("actiond_commit_duration_seconds").values.isEmpty)
         }
     }
 }

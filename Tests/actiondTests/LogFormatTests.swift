@@ -48,6 +48,6 @@ struct LogFormatTests {
         let nowhere = try DatabaseURL("postgresql://nobody@127.0.0.1:1/none")
         let run = try await ActiondProcess.run(["report", "--log-format", "yaml"], database: nowhere)
         #expect(run.status != 0)
-        #expect(run.standardError.contains("--log-format must be text or json"), "\(run.standardError)")
+        #expect(run.standardError.contains("--log-format (ACTIOND_LOG_FORMAT) must be text or json"), "\(run.standardError)")
     }
 }

@@ -3,10 +3,11 @@ import ArgumentParser
 import Foundation
 import Logging
 
-/// Options every command that touches the database takes.
+/// Options every command that touches the database takes. Each also reads an `ACTIOND_*`
+/// environment variable (`EnvironmentSettings`); the flag wins.
 struct GlobalOptions: ParsableArguments {
     @Option(name: .customLong("database-url"), help: ArgumentHelp(
-        "postgresql://user[:password]@host:port/db; default: DATABASE_URL, else the embedded cluster.",
+        "postgresql://user[:password]@host:port/db; default: ACTIOND_DATABASE_URL, else DATABASE_URL, else the embedded cluster.",
         valueName: "url"))
     var databaseURL: String?
 
@@ -18,26 +19,33 @@ struct GlobalOptions: ParsableArguments {
         "Folder of PostgreSQL's initdb and pg_ctl; default: ACTIOND_PG_BINDIR, else searched.", valueName: "path"))
     var binDirectory: String?
 
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
-    var logLevel: String = ProcessInfo.processInfo.environment["ACTIOND_LOG_LEVEL"] ?? "notice"
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical; default: ACTIOND_LOG_LEVEL, else notice.")
+    var logLevelFlag: String?
 
     @Option(name: .customLong("log-format"), help: "text, or json (one object per line); default: ACTIOND_LOG_FORMAT, else text.")
-    var logFormat: String = ProcessInfo.processInfo.environment["ACTIOND_LOG_FORMAT"] ?? "text"
+    var logFormatFlag: String?
+
+    private var environment: EnvironmentSettings { .current }
+
+    var logLevel: String { logLevelFlag ?? environment.string("log-level") ?? "notice" }
+    var logFormat: String { logFormatFlag ?? environment.string("log-format") ?? "text" }
 
     /// Whether logs (and the lines a command reports to standard error) are JSON objects.
     var logsJSON: Bool { logFormat == "json" }
 
     var database: DatabaseOptions {
-        DatabaseOptions(url: databaseURL, dataDirectory: dataDirectory, binDirectory: binDirectory)
+        DatabaseOptions(url: databaseURL ?? environment.string("database-url"),
+                        dataDirectory: dataDirectory ?? environment.string("data-dir"),
+                        binDirectory: binDirectory ?? environment.string("pg-bindir"))
     }
 
     /// Sets up logging to standard error (once per process) and returns the command's logger.
     func makeLogger() throws -> Logger {
         guard let level = Logger.Level(rawValue: logLevel) else {
-            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical; got \(logLevel)")
+            throw ValidationError("--log-level (ACTIOND_LOG_LEVEL) must be one of trace, debug, info, notice, warning, error, critical; got \(logLevel)")
         }
         guard ["text", "json"].contains(logFormat) else {
-            throw ValidationError("--log-format must be text or json; got \(logFormat)")
+            throw ValidationError("--log-format (ACTIOND_LOG_FORMAT) must be text or json; got \(logFormat)")
         }
         let json = logsJSON
         LoggingSystem.bootstrap { label in

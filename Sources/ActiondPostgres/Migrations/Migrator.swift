@@ -93,7 +93,7 @@ package struct Migrator: Sendable {
 
     /// Throws `notMigrated` unless every table migration and object file of this build is
     /// applied, with the same text, and nothing else.
-    func checkCurrent() async throws {
+    package func checkCurrent() async throws {
         let files = migrations.map { ("migrations/\($0.name)", $0.sql) } + objects.map { ($0.path, $0.sql) }
         var applied: [String: String] = [:]
         do {

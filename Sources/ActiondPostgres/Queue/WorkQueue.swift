@@ -41,10 +41,15 @@ package enum WorkQueue {
             .collect().first?.decode(Bool.self) ?? true
     }
 
-    /// Pending events and the age of the oldest, in seconds.
-    package static func depth(on connection: PostgresConnection, logger: Logger) async throws -> (events: Int, oldestAgeSeconds: Double) {
-        let row = try await connection.query("SELECT events, oldest_age_seconds FROM actiond.queue_depth()", logger: logger).collect().first
-        let (count, age) = try row?.decode((Int, Double).self) ?? (0, 0)
-        return (count, age)
+    /// Events waiting, by report_queue's statuses (queued, retrying, paused, held, stashed,
+    /// dead), each with the age of its oldest in seconds.
+    package static func depth(on connection: PostgresConnection, logger: Logger) async throws
+        -> [(status: String, events: Int, oldestAgeSeconds: Double)] {
+        var statuses: [(status: String, events: Int, oldestAgeSeconds: Double)] = []
+        let rows = try await connection.query("SELECT status, events, oldest_age_seconds FROM actiond.queue_depth()", logger: logger)
+        for try await (status, events, age) in rows.decode((String, Int, Double).self) {
+            statuses.append((status, events, age))
+        }
+        return statuses
     }
 }

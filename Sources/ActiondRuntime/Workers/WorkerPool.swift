@@ -17,12 +17,14 @@ package struct WorkerPool: Service {
     let logger: Logger
     let metrics: WorkerMetrics
     let signals: WorkerSignals
+    let health: WorkerHealth
     let categories = CategoryCache()
     /// Decoded rows shared by the loops (nil: configured off).
     package let states: StateCache?
 
     init(client: PostgresClient, handler: any EventHandler, configuration: WorkerConfiguration, metrics: WorkerMetrics,
-         signals: WorkerSignals, logger: Logger) {
+         signals: WorkerSignals, health: WorkerHealth, logger: Logger) {
+        self.health = health
         self.client = client
         self.handler = handler
         self.configuration = configuration
@@ -55,6 +57,7 @@ package struct WorkerPool: Service {
             let generation = signals.generation
             do {
                 let claimed = try await processor.processBatch()
+                health.recordSuccess()
                 if claimed.events > 0 {
                     errorDelay = .milliseconds(100)
                     if claimed.full {
@@ -85,6 +88,7 @@ package struct WorkerPool: Service {
                 return
             } catch let failed as BatchProcessor.Failed where DatabaseFailure.isAboutData(failed.underlying) {
                 // PostgreSQL refused some event's data: find whose, and let everyone else go on.
+                metrics.dataBatchFailures.increment()
                 logger.warning("batch failed on an event's data; running its users one event at a time to find it",
                                metadata: [LogKey.error: "\(failed)", LogKey.events: "\(failed.events.count)"])
                 if await isolate(failed.events, processor: processor, logger: logger) {
@@ -99,6 +103,8 @@ package struct WorkerPool: Service {
                 // Connection lost, server restarting, schema missing…: nothing was committed,
                 // and it is no event's fault; try again later.
                 let reason = (error as? BatchProcessor.Failed).map(\.description) ?? DatabaseFailure.describe(error)
+                metrics.systemicBatchFailures.increment()
+                health.recordSystemicFailure(reason)
                 logger.error("batch failed; retrying after a pause",
                              metadata: [LogKey.error: "\(reason)", LogKey.delay: "\(errorDelay)"])
                 do { try await Task.sleep(for: errorDelay) } catch { return }

@@ -2,6 +2,7 @@ import ActiondDomain
 import ActiondPostgres
 import Logging
 import PostgresNIO
+import Prometheus
 import ServiceLifecycle
 import UnixSignals
 
@@ -14,19 +15,29 @@ package enum WorkerRunner {
         handlers: CategoryHandlers = .builtIn,
         rules: ResponseRules = ResponseRules(),
         shutdownGrace: Duration = .seconds(30),
+        http: HTTPEndpoint? = nil,
         logger: Logger
     ) async throws {
         let url = try await Database.resolve(database, logger: logger)
         try await PostgresClient.withClient(url, maximumConnections: 1, logger: logger) { client in
             _ = try await Migrator(client: client, logger: logger, handlers: handlers).prepare()
         }
-        let client = PostgresClient(configuration: clientConfiguration(url, concurrency: configuration.concurrency),
+        let client = PostgresClient(configuration: clientConfiguration(url, concurrency: configuration.concurrency, http: http != nil),
                                     backgroundLogger: logger)
-        let workers = Workers(client: client, handler: DomainHandler(handlers: handlers, rules: rules), configuration: configuration, logger: logger)
+        // With an HTTP endpoint, the workers' metrics go to a Prometheus registry it serves.
+        let registry = PrometheusCollectorRegistry()
+        let workers = Workers(client: client, handler: DomainHandler(handlers: handlers, rules: rules), configuration: configuration,
+                              logger: logger, metricsFactory: http == nil ? nil : PrometheusMetricsFactory(registry: registry))
+        var operations: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        if let http {
+            let readiness = Readiness(client: client, handlers: handlers, health: workers.health, logger: logger)
+            operations = [.init(service: OperationsServer.application(endpoint: http, registry: registry, readiness: readiness, logger: logger))]
+        }
         var group = ServiceGroupConfiguration(
-            // The connection pool first, so it is shut down last; when the worker pool returns
-            // (--drain), the whole group shuts down.
-            services: [.init(service: client)] + workers.serviceConfigurations,
+            // The connection pool first, so it is shut down last, then the HTTP endpoint (it
+            // answers until the workers have stopped); when the worker pool returns (--drain),
+            // the whole group shuts down.
+            services: [.init(service: client)] + operations + workers.serviceConfigurations,
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger)
         group.maximumGracefulShutdownDuration = shutdownGrace
@@ -39,11 +50,12 @@ package enum WorkerRunner {
     }
 
     /// The workers' connection pool: one connection per loop, one for the listener, one each
-    /// for the hold sweeper, the report counter pruner and the queue sampler. A worker whose host vanishes (no FIN, no RST) must not keep its users
+    /// for the hold sweeper, the report counter pruner and the queue sampler, and one for
+    /// readiness checks when the HTTP endpoint is on. A worker whose host vanishes (no FIN, no RST) must not keep its users
     /// locked until TCP notices hours later: the server ends a transaction idle for a minute,
     /// and probes a silent client after 30 s.
-    package static func clientConfiguration(_ url: DatabaseURL, concurrency: Int) -> PostgresClient.Configuration {
-        var configuration = url.clientConfiguration(maximumConnections: concurrency + 4)
+    package static func clientConfiguration(_ url: DatabaseURL, concurrency: Int, http: Bool = false) -> PostgresClient.Configuration {
+        var configuration = url.clientConfiguration(maximumConnections: concurrency + 4 + (http ? 1 : 0))
         // No statement waits without limit either: a lock held by another transaction for
         // 30 s, or a statement running 5 minutes, fails the batch as a systemic error, which is
         // retried and never counted against an event.

@@ -14,6 +14,8 @@ package struct Workers: Sendable {
     package let pruner: ReportCounterPruner
     package let sampler: QueueSampler
     package let pool: WorkerPool
+    /// Whether the loops are failing systemically (`GET /health/ready` reads it).
+    package let health: WorkerHealth
     let logger: Logger
 
     /// `metricsFactory`: where the metrics go; by default the bootstrapped metrics system.
@@ -21,12 +23,14 @@ package struct Workers: Sendable {
                  configuration: WorkerConfiguration = WorkerConfiguration(), logger: Logger,
                  metricsFactory: (any MetricsFactory)? = nil) {
         let signals = WorkerSignals()
+        let health = WorkerHealth()
+        self.health = health
         let metrics = metricsFactory.map { WorkerMetrics(factory: $0) } ?? WorkerMetrics()
         listener = WakeUpListener(client: client, signals: signals, logger: logger)
         sweeper = HoldSweeper(client: client, interval: configuration.holdSweepInterval, logger: logger)
         pruner = ReportCounterPruner(client: client, interval: configuration.pruneInterval, logger: logger)
         sampler = QueueSampler(client: client, interval: configuration.sampleInterval, metrics: metrics, logger: logger)
-        pool = WorkerPool(client: client, handler: handler, configuration: configuration, metrics: metrics, signals: signals, logger: logger)
+        pool = WorkerPool(client: client, handler: handler, configuration: configuration, metrics: metrics, signals: signals, health: health, logger: logger)
         self.logger = logger
     }
 

@@ -4,7 +4,7 @@ import Logging
 import PostgresNIO
 import ServiceLifecycle
 
-/// Samples the backlog for the queue-depth and oldest-age gauges.
+/// Samples the backlog for the queue-depth and oldest-age gauges, by report_queue's statuses.
 package struct QueueSampler: Service {
     let client: PostgresClient
     let interval: Duration
@@ -13,9 +13,9 @@ package struct QueueSampler: Service {
 
     package func run() async {
         await PeriodicChore(name: "queue sampling", client: client, interval: interval, logger: logger) { [metrics] connection, logger in
-            let depth = try await WorkQueue.depth(on: connection, logger: logger)
-            metrics.queueDepth.record(depth.events)
-            metrics.oldestPendingAge.record(depth.oldestAgeSeconds)
+            for status in try await WorkQueue.depth(on: connection, logger: logger) {
+                metrics.recordQueue(status: status.status, events: status.events, oldestAgeSeconds: status.oldestAgeSeconds)
+            }
         }.run()
     }
 }

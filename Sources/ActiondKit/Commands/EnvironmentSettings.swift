@@ -1,0 +1,49 @@
+import ArgumentParser
+import Configuration
+import Foundation
+
+/// The `ACTIOND_*` environment variables behind the command-line flags (PRODUCT.md section 8),
+/// read through swift-configuration: `--batch-size` is `ACTIOND_BATCH_SIZE`. A flag wins over
+/// its variable; a variable that is set but malformed is refused naming it, as a bad flag is.
+struct EnvironmentSettings: Sendable {
+    private let reader: ConfigReader
+
+    init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        reader = ConfigReader(provider: EnvironmentVariablesProvider(
+            environmentVariables: environment, secretsSpecifier: .specific(["ACTIOND_DATABASE_URL", "DATABASE_URL"])))
+    }
+
+    /// The process's environment.
+    static let current = EnvironmentSettings()
+
+    /// The variable a flag reads: `batch-size` → `ACTIOND_BATCH_SIZE`.
+    static func variable(_ flag: String) -> String {
+        "ACTIOND_" + flag.uppercased().replacingOccurrences(of: "-", with: "_")
+    }
+
+    private func key(_ flag: String) -> ConfigKey { ConfigKey(["actiond", flag]) }
+
+    func string(_ flag: String) -> String? {
+        reader.string(forKey: key(flag)).flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    func int(_ flag: String) throws -> Int? {
+        guard string(flag) != nil else { return nil }
+        do { return try reader.requiredInt(forKey: key(flag)) } catch {
+            throw ValidationError("\(Self.variable(flag)) must be a whole number")
+        }
+    }
+
+    func double(_ flag: String) throws -> Double? {
+        guard let text = string(flag) else { return nil }
+        guard let value = Double(text), value.isFinite else { throw ValidationError("\(Self.variable(flag)) must be a number") }
+        return value
+    }
+
+    func bool(_ flag: String) throws -> Bool? {
+        guard string(flag) != nil else { return nil }
+        do { return try reader.requiredBool(forKey: key(flag)) } catch {
+            throw ValidationError("\(Self.variable(flag)) must be true or false (also 1/0, yes/no)")
+        }
+    }
+}

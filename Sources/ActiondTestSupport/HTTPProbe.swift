@@ -1,0 +1,45 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Plain HTTP GETs against a worker's operations endpoint, and free ports to run it on.
+package enum HTTPProbe {
+    /// The status and body of `GET http://127.0.0.1:PORT/PATH`, or nil when nothing answers.
+    package static func get(port: Int, _ path: String) async -> (status: Int, body: String)? {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        request.timeoutInterval = 10
+        guard let (data, response) = try? await URLSession.shared.data(for: request),
+              let http = response as? HTTPURLResponse else { return nil }
+        return (http.statusCode, String(decoding: data, as: UTF8.self))
+    }
+
+    /// A TCP port nobody listens on right now (the kernel's choice for port 0).
+    package static func freePort() throws -> Int {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw POSIXError(.EMFILE) }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
+        }
+        guard bound else { throw POSIXError(.EADDRINUSE) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// The port a worker started with `--http-port 0` logged (JSON logs at notice), once it has.
+    package static func loggedPort(_ standardError: () -> String, within seconds: Double = 30) async throws -> Int? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if let range = standardError().range(of: #""http_port":"[0-9]+""#, options: .regularExpression) {
+                return Int(standardError()[range].filter(\.isNumber))
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return nil
+    }
+}
