@@ -18,6 +18,8 @@ struct ActiondCommand: AsyncParsableCommand {
             ReportCommand.self,
             RebuildCommand.self,
             DeadLettersCommand.self,
+            PauseCommand.self,
+            ResumeCommand.self,
             BenchCommand.self,
             DBCommand.self,
         ]

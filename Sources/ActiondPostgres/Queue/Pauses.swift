@@ -1,0 +1,24 @@
+import Logging
+import PostgresNIO
+
+/// `actiond pause` / `actiond resume` (PRODUCT.md section 8): the SQL functions
+/// `actiond.pause(user_id)` and `actiond.resume(user_id)`; nil means everyone.
+package enum Pauses {
+    /// Pauses everyone (nil) or one user; false when that pause was already in place.
+    package static func pause(user: String?, client: PostgresClient, logger: Logger) async throws -> Bool {
+        try await client.query("SELECT actiond.pause(\(user))", logger: logger).collect().first?.decode(Bool.self) ?? false
+    }
+
+    /// Ends every pause (nil) or one user's; returns how many ended.
+    package static func resume(user: String?, client: PostgresClient, logger: Logger) async throws -> Int {
+        try await client.query("SELECT actiond.resume(\(user))", logger: logger).collect().first?.decode(Int.self) ?? 0
+    }
+
+    /// Whether everyone is paused, and how many users are paused one by one.
+    package static func state(client: PostgresClient, logger: Logger) async throws -> (everyone: Bool, users: Int) {
+        let row = try await client.query(
+            "SELECT coalesce(bool_or(user_id = ''), false), count(*) FILTER (WHERE user_id <> '') FROM actiond.pauses",
+            logger: logger).collect().first
+        return try row?.decode((Bool, Int).self) ?? (false, 0)
+    }
+}

@@ -1,0 +1,105 @@
+import ActiondPostgres
+import ActiondTestSupport
+import Foundation
+import PostgresNIO
+import Testing
+
+/// `actiond pause|resume [--user ID]` through the binary (PRODUCT.md section 8; issue 14, item 4).
+@Suite("actiond pause and resume", .timeLimit(.minutes(3)))
+struct PauseCommandTests {
+    static func events(_ prefix: String, users: [String], each: Int) -> String {
+        users.flatMap { user in
+            (0..<each).map { #"{"id":"\#(prefix)-\#(user)-\#($0)","type":"meeting.cancelled","user_id":"\#(user)","occurred_at":"2026-11-22T09:30:00Z","data":{"meeting_id":"m"}}"# }
+        }.joined(separator: "\n")
+    }
+
+    static func outcomes(_ db: TestDatabase, user: String) async throws -> Int {
+        try await db.scalar("SELECT count(*) FROM actiond.outcomes o JOIN actiond.events e USING (position) WHERE e.user_id = \(user)", as: Int.self)
+    }
+
+    static func paused(_ db: TestDatabase) async throws -> Int {
+        try await db.scalar("SELECT events FROM actiond.report_queue WHERE status = 'paused'", as: Int.self)
+    }
+
+    static func run(_ arguments: [String], _ db: TestDatabase, input: String? = nil) async throws -> ActiondProcess.Result {
+        let result = try await ActiondProcess.run(arguments, database: db.url, input: input)
+        #expect(result.status == 0, "\(arguments): \(result.standardError)")
+        return result
+    }
+
+    @Test func oneUsersPauseHoldsOnlyThatUserAndDrainDoesNotWaitForIt() async throws {
+        try await TestDatabase.with { db in
+            let pause = try await Self.run(["pause", "--user", "ana"], db)
+            #expect(pause.standardOutput.contains("paused this user's events"), "\(pause.standardOutput)")
+            #expect(try await Self.run(["pause", "--user", "ana"], db).standardOutput.contains("already paused"))
+            _ = try await Self.run(["submit", "-"], db, input: Self.events("a", users: ["ana", "bob", "ana\u{301}"], each: 5))
+
+            // --drain returns although ana's events wait; bob's and the look-alike user's are done.
+            _ = try await Self.run(["work", "--drain"], db)
+            #expect(try await Self.outcomes(db, user: "ana") == 0)
+            #expect(try await Self.outcomes(db, user: "bob") == 5)
+            #expect(try await Self.outcomes(db, user: "ana\u{301}") == 5, "a look-alike id is another user")
+            #expect(try await Self.paused(db) == 5)
+            #expect(try await db.scalar("SELECT events FROM actiond.report_queue WHERE status = 'queued'", as: Int.self) == 0)
+            let report = try await Self.run(["report", "queue", "--format", "csv"], db)
+            #expect(report.standardOutput.contains("paused,5,"), "\(report.standardOutput)")
+
+            // Submit keeps accepting for the paused user.
+            let more = try await Self.run(["submit", "-"], db, input: Self.events("b", users: ["ana"], each: 2))
+            #expect(more.standardOutput.contains("2 accepted"), "\(more.standardOutput)")
+            #expect(try await Self.paused(db) == 7)
+
+            let resume = try await Self.run(["resume", "--user", "ana"], db)
+            #expect(resume.standardOutput.contains("1 pause ended"), "\(resume.standardOutput)")
+            _ = try await Self.run(["work", "--drain"], db)
+            #expect(try await Self.outcomes(db, user: "ana") == 7)
+            #expect(try await Self.paused(db) == 0)
+            try await WorkCommandTests.expectExactlyOnce(db, events: 17)
+        }
+    }
+
+    @Test func everyonesPauseStopsARunningWorkerAndResumeWakesIt() async throws {
+        try await TestDatabase.with { db in
+            // A long poll interval: only the resume's wake-up can make the worker look again soon.
+            let worker = try ActiondProcess.start(["work", "--poll-interval", "60"], database: db.url)
+            _ = try await Self.run(["submit", "-"], db, input: Self.events("before", users: ["ana", "bob"], each: 3))
+            #expect(try await OperationsEndpointTests.eventually { try await WorkCommandTests.count(db, "outcomes") == 6 })
+
+            let pause = try await Self.run(["pause"], db)
+            #expect(pause.standardOutput.contains("paused everyone's events"), "\(pause.standardOutput)")
+            _ = try await Self.run(["submit", "-"], db, input: Self.events("during", users: ["ana", "bob", "cy"], each: 4))
+            try await Task.sleep(for: .seconds(2))
+            #expect(try await WorkCommandTests.count(db, "outcomes") == 6, "nothing claimed while everyone is paused")
+            #expect(try await Self.paused(db) == 12)
+            // A drain with everyone paused has nothing to wait for.
+            _ = try await Self.run(["work", "--drain"], db)
+            #expect(try await WorkCommandTests.count(db, "outcomes") == 6)
+
+            // A user's resume does not end everyone's pause.
+            let one = try await Self.run(["resume", "--user", "ana"], db)
+            #expect(one.standardOutput.contains("nothing was paused for this user") && one.standardOutput.contains("everyone is still paused"),
+                    "\(one.standardOutput)")
+            let started = Date()
+            _ = try await Self.run(["resume"], db)
+            #expect(try await OperationsEndpointTests.eventually(10) { try await WorkCommandTests.count(db, "outcomes") == 18 })
+            #expect(Date().timeIntervalSince(started) < 10, "woken by the resume, not by a 60 s poll")
+            #expect(try await Self.paused(db) == 0)
+
+            worker.send(SIGTERM)
+            #expect(try await worker.exit().status == 0)
+            try await WorkCommandTests.expectExactlyOnce(db, events: 18)
+        }
+    }
+
+    @Test func anEmptyUserIsRefused() async throws {
+        try await TestDatabase.with { db in
+            for command in ["pause", "resume"] {
+                let run = try await ActiondProcess.run([command, "--user", ""], database: db.url)
+                #expect(run.status != 0 && run.standardError.contains("--user must not be empty"), "\(run.standardError)")
+            }
+            // The SQL function refuses it too, naming the field.
+            await #expect(throws: PSQLError.self) { try await db.client.query("SELECT actiond.pause('')", logger: db.logger).drain() }
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.pauses", as: Int.self) == 0)
+        }
+    }
+}
