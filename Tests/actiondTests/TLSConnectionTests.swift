@@ -61,5 +61,8 @@ struct TLSConnectionTests {
         verifying.tls = .verifyFull
         let refused = try await ActiondProcess.run(["report", "queue"], database: verifying)
         #expect(refused.status != 0, "verify-full refuses a certificate no root signed: \(refused.standardOutput)")
+        // At once, naming the host, the port and TLS as the cause (not the pool's circuit breaker after a minute).
+        #expect(refused.standardError.contains("cannot connect to PostgreSQL at \(url.host):\(url.port): TLS failed"),
+                "\(refused.standardError)")
     }
 }

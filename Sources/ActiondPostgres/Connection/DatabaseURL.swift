@@ -116,22 +116,53 @@ package struct DatabaseURL: Sendable, Hashable, CustomStringConvertible {
 
     /// A PostgresNIO client configuration for this URL.
     package func clientConfiguration(maximumConnections: Int = 20) -> PostgresClient.Configuration {
+        var configuration = PostgresClient.Configuration(
+            host: host, port: port, username: username, password: password, database: database, tls: clientTLS)
+        configuration.options.connectTimeout = connectTimeout
+        configuration.options.maximumConnections = maximumConnections
+        return configuration
+    }
+
+    /// A single connection's configuration for this URL (what `ConnectionProbe` opens).
+    package func connectionConfiguration() throws -> PostgresConnection.Configuration {
+        var configuration = PostgresConnection.Configuration(
+            host: host, port: port, username: username, password: password, database: database, tls: try connectionTLS)
+        let (seconds, attoseconds) = connectTimeout.components
+        configuration.options.connectTimeout = .milliseconds(seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+        return configuration
+    }
+
+    /// sslmode as libpq reads it: prefer and require encrypt without verifying; verify-ca and
+    /// verify-full verify (against sslrootcert when given).
+    private var tlsConfigurations: (encryptOnly: TLSConfiguration, verified: TLSConfiguration) {
         var encryptOnly = TLSConfiguration.makeClientConfiguration()
         encryptOnly.certificateVerification = .none
         var verified = TLSConfiguration.makeClientConfiguration()
         verified.certificateVerification = tls == .verifyCA ? .noHostnameVerification : .fullVerification
         if let rootCertificate { verified.trustRoots = .file(rootCertificate) }
-        let tlsConfiguration: PostgresClient.Configuration.TLS = switch tls {
+        return (encryptOnly, verified)
+    }
+
+    private var clientTLS: PostgresClient.Configuration.TLS {
+        let (encryptOnly, verified) = tlsConfigurations
+        return switch tls {
         case .disable: .disable
         case .prefer: .prefer(encryptOnly)
         case .require: .require(encryptOnly)
         case .verifyCA, .verifyFull: .require(verified)
         }
-        var configuration = PostgresClient.Configuration(
-            host: host, port: port, username: username, password: password, database: database, tls: tlsConfiguration)
-        configuration.options.connectTimeout = connectTimeout
-        configuration.options.maximumConnections = maximumConnections
-        return configuration
+    }
+
+    private var connectionTLS: PostgresConnection.Configuration.TLS {
+        get throws {
+            let (encryptOnly, verified) = tlsConfigurations
+            return switch tls {
+            case .disable: .disable
+            case .prefer: .prefer(try NIOSSLContext(configuration: encryptOnly))
+            case .require: .require(try NIOSSLContext(configuration: encryptOnly))
+            case .verifyCA, .verifyFull: .require(try NIOSSLContext(configuration: verified))
+            }
+        }
     }
 }
 

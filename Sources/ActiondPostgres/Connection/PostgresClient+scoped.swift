@@ -3,12 +3,15 @@ import PostgresNIO
 
 extension PostgresClient {
     /// Runs `body` with a client for `url` whose connection pool runs for exactly as long.
+    /// Connects once first (`ConnectionProbe`), so that a database it cannot use fails at
+    /// once with the host, the port and the cause.
     package static func withClient<Result>(
         _ url: DatabaseURL,
         maximumConnections: Int = 20,
         logger: Logger,
         _ body: (PostgresClient) async throws -> Result
     ) async throws -> Result {
+        try await ConnectionProbe.check(url, logger: logger)
         let client = PostgresClient(configuration: url.clientConfiguration(maximumConnections: maximumConnections), backgroundLogger: logger)
         return try await withThrowingTaskGroup(of: Void.self) { group in
             // Wait until the pool's run task is under way, so the first query does not make
