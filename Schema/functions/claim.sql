@@ -15,8 +15,9 @@
 -- that committed in between would show events that worker already processed and deleted,
 -- and they would be handled a second time, out of order.
 --
--- Paused users (actiond.pauses, `actiond pause`) are skipped; when everyone is paused,
--- nothing is claimed and the queue is not even read.
+-- Paused users (actiond.pauses, `actiond pause`; migration 002) are skipped, only_user
+-- included; when everyone is paused (the row ''), nothing is claimed and the queue is not
+-- even read.
 --
 -- only_user: claim that user alone, if its turn has come and no other worker holds it (a
 -- worker finding which user a failed batch's error belongs to; see BatchProcessor).
@@ -42,7 +43,8 @@ begin
         from (
             select uq.user_id
             from actiond.user_queues uq
-            where uq.run_at <= now() and not actiond.is_paused(uq.user_id)
+            where uq.run_at <= now()
+              and not exists (select from actiond.pauses p where p.user_id = uq.user_id)
             order by uq.run_at
             limit max_users
             for update skip locked
@@ -52,7 +54,8 @@ begin
         from (
             select uq.user_id
             from actiond.user_queues uq
-            where uq.user_id = only_user and uq.run_at <= now() and not actiond.is_paused(uq.user_id)
+            where uq.user_id = only_user and uq.run_at <= now()
+              and not exists (select from actiond.pauses p where p.user_id = uq.user_id)
             for update skip locked
         ) u;
     end if;

@@ -7,6 +7,7 @@ language sql stable
 security definer set search_path = actiond, pg_temp
 as $$
     select exists (select from actiond.pauses p where p.user_id = '')
-        or not exists (select from actiond.user_queues uq where not actiond.is_paused(uq.user_id)
-                                                        and exists (select from actiond.queue q where q.user_id = uq.user_id))
+        or not exists (select from actiond.user_queues uq
+                       where not exists (select from actiond.pauses p where p.user_id = uq.user_id)
+                         and exists (select from actiond.queue q where q.user_id = uq.user_id))
 $$;

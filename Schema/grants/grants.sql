@@ -37,7 +37,7 @@ grant select on
     actiond.report_queue, actiond.report_throughput, actiond.report_latency, actiond.report_outcomes,
     actiond.report_dead_letters, actiond.report_stash
     to actiond_reader;
-grant execute on function actiond.latency_bucket_ms(integer), actiond.is_paused(text) to actiond_reader;
+grant execute on function actiond.latency_bucket_ms(integer) to actiond_reader;
 -- The handlers' report views (granted again as each is created, see HandlerReportViews).
 do $views$
 declare

@@ -10,13 +10,18 @@
 create view actiond.report_queue as
 with statuses(status, ordinal) as (
     values ('queued', 1), ('retrying', 2), ('paused', 3), ('held', 4), ('stashed', 5), ('dead', 6)
+), everyone as (
+    -- `actiond pause` without --user (migration 002: the row '').
+    select exists (select from actiond.pauses p where p.user_id = '') as paused
 ), pending as (
-    select case when actiond.is_paused(u.user_id) then 'paused'
+    select case when e.paused or p.user_id is not null then 'paused'
                 when u.run_at > now() then 'retrying'
                 else 'queued' end as status,
            count(*) as events, min(q.position) as oldest_position
     from actiond.queue q
     join actiond.user_queues u on u.user_id = q.user_id
+    left join actiond.pauses p on p.user_id = u.user_id
+    cross join everyone e
     group by 1
 ), waiting as (
     -- The oldest waiting event is the one with the smallest position: one index probe into

@@ -8,7 +8,7 @@ import Testing
 @Suite("Connection failures", .timeLimit(.minutes(3)))
 struct ConnectionFailureTests {
     /// `actiond report queue` against `url`: it must fail within `seconds` (a cause that may
-    /// pass by itself is retried for 30 s, with a warning naming it first).
+    /// pass by itself is retried for 5 s, 30 s by `work`, with a warning naming it first).
     static func refusal(_ url: DatabaseURL, within seconds: Double = 15) async throws -> String {
         let started = Date()
         let run = try await ActiondProcess.run(["report", "queue"], database: url)
@@ -36,9 +36,9 @@ struct ConnectionFailureTests {
             #expect(try await Self.refusal(tls).contains(at + "the server does not accept TLS, which sslmode=require requires"))
 
             let closed = try DatabaseURL("postgresql://nobody@127.0.0.1:\(try HTTPProbe.freePort())/none")
-            let refused = try await Self.refusal(closed, within: 50)
+            let refused = try await Self.refusal(closed, within: 20)
             let named = "cannot connect to PostgreSQL at 127.0.0.1:\(closed.port): connection refused"
-            #expect(refused.contains(named + " (nothing listens there); trying again for up to 30"), "warned at once: \(refused)")
+            #expect(refused.contains(named + " (nothing listens there); trying again for up to 5"), "warned at once: \(refused)")
             #expect(refused.contains("Error: " + named), "\(refused)")
 
             let unknown = try DatabaseURL("postgresql://nobody@no-such-host.invalid:5432/none")

@@ -14,7 +14,7 @@ import PostgresNIO
 /// connection slots or starting up is left to the pool, which waits for it.
 package enum ConnectionProbe {
     /// Connects to `url` and closes the connection; throws `ConnectionFailure` naming why not.
-    package static func check(_ url: DatabaseURL, patience: Duration = .seconds(30), logger: Logger) async throws {
+    package static func check(_ url: DatabaseURL, patience: Duration = .seconds(5), logger: Logger) async throws {
         let clock = ContinuousClock()
         let deadline = clock.now + patience
         var delay = Duration.milliseconds(100)

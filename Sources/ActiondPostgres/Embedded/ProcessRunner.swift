@@ -23,12 +23,12 @@ package enum ProcessRunner {
         package let pid: pid_t
         let files: (input: String, output: String, error: String)
 
-        /// Sends `signal` (SIGTERM, SIGKILL…).
         /// What the child has written to standard error so far (it may still be running).
         package var standardErrorSoFar: String {
             (try? String(contentsOfFile: files.error, encoding: .utf8)) ?? ""
         }
 
+        /// Sends `signal` (SIGTERM, SIGKILL…).
         package func send(_ signal: Int32) {
             kill(pid, signal)
         }

@@ -91,10 +91,18 @@ package struct Migrator: Sendable {
             """, logger: logger).collect().first?.decode(Bool.self) ?? false
     }
 
-    /// Throws `notMigrated` unless every table migration and object file of this build is
-    /// applied, with the same text, and nothing else.
-    package func checkCurrent() async throws {
+    /// The checksum of every table migration and object file of this build, by path, as
+    /// `schema_checksums()` reports an applied one (computed by the server's sha256).
+    package func expectedChecksums() async throws -> [String: String] {
         let files = migrations.map { ("migrations/\($0.name)", $0.sql) } + objects.map { ($0.path, $0.sql) }
+        let wanted = try await client.withConnection { try await Self.checksums(of: files.map(\.1), on: $0, logger: logger) }
+        return Dictionary(uniqueKeysWithValues: zip(files.map(\.0), wanted))
+    }
+
+    /// Throws `notMigrated` unless every table migration and object file of this build is
+    /// applied, with the same text, and nothing else. `expected`: `expectedChecksums()`,
+    /// when the caller keeps it (readiness asks every few seconds).
+    package func checkCurrent(expected: [String: String]? = nil) async throws {
         var applied: [String: String] = [:]
         do {
             let rows = try await client.query("SELECT path, checksum FROM actiond.schema_checksums()", logger: logger)
@@ -102,8 +110,9 @@ package struct Migrator: Sendable {
         } catch let error as PSQLError where ["3F000", "42883", "42501"].contains(error.serverInfo?[.sqlState] ?? "") {
             // No schema, no such function (an older schema), or no grant on it.
         }
-        let wanted = try await client.withConnection { try await Self.checksums(of: files.map(\.1), on: $0, logger: logger) }
-        guard applied == Dictionary(uniqueKeysWithValues: zip(files.map(\.0), wanted)) else {
+        let wanted: [String: String]
+        if let expected { wanted = expected } else { wanted = try await expectedChecksums() }
+        guard applied == wanted else {
             let role = try await client.query("SELECT current_user::text", logger: logger).collect().first?.decode(String.self) ?? "?"
             throw MigrationError(
                 code: .notMigrated, migration: "schema actiond",

@@ -5,6 +5,7 @@ import Prometheus
 
 /// Where `actiond work --http-port` listens.
 package struct HTTPEndpoint: Sendable, Hashable {
+    /// The address to listen on (`0.0.0.0`: every interface).
     package var host: String
     /// 0: any free port (the port is logged once the server runs).
     package var port: Int
@@ -19,6 +20,7 @@ package struct HTTPEndpoint: Sendable, Hashable {
 /// `GET /metrics` (the Prometheus registry's text format), `GET /health/live` (200 while
 /// the process runs) and `GET /health/ready` (200, or 503 with a one-line reason).
 package enum OperationsServer {
+    /// The Hummingbird application serving the three routes on `endpoint`; a `Service`.
     package static func application(
         endpoint: HTTPEndpoint, registry: PrometheusCollectorRegistry, readiness: Readiness, logger: Logger
     ) -> some ApplicationProtocol {
@@ -31,7 +33,7 @@ package enum OperationsServer {
         }
         router.get("/health/live") { _, _ in plain(.ok, "live") }
         router.get("/health/ready") { _, _ -> Response in
-            if let problem = await readiness.problem() { return plain(.serviceUnavailable, problem) }
+            if let problem = readiness.problem() { return plain(.serviceUnavailable, problem) }
             return plain(.ok, "ready")
         }
         return Application(

@@ -2,49 +2,69 @@ import ActiondDomain
 import ActiondPostgres
 import Logging
 import PostgresNIO
+import ServiceLifecycle
+import Synchronization
 
-/// What `GET /health/ready` answers: nil when the database answers within `timeout`, has
-/// the schema this build expects, and the batch loops are not failing systemically; else
-/// a one-line reason (no user data, no connection string).
-package struct Readiness: Sendable {
-    let client: PostgresClient
-    let migrator: Migrator
-    let health: WorkerHealth
-    let timeout: Duration
-
-    package init(client: PostgresClient, handlers: CategoryHandlers, health: WorkerHealth, timeout: Duration = .seconds(3), logger: Logger) {
-        self.client = client
-        self.migrator = Migrator(client: client, logger: logger, handlers: handlers)
-        self.health = health
-        self.timeout = timeout
+/// What `GET /health/ready` answers, kept by a `Service` that checks every `interval`, one
+/// check at a time, so a probe never waits for the database nor adds load to it: the
+/// database answers, has the schema this build expects (its checksums computed once), and
+/// the batch loops are not failing systemically. A check that has not finished for
+/// `timeout` makes the answer "did not answer" until it does.
+package final class Readiness: Service, Sendable {
+    private struct Check: Sendable {
+        var problem: String?
+        var at: ContinuousClock.Instant
     }
 
-    /// Why the worker is not ready, or nil when it is.
-    package func problem() async -> String? {
-        let schemaProblem: String?? = await withTaskGroup(of: String??.self) { group in
-            group.addTask { [migrator] in
+    private let migrator: Migrator
+    private let health: WorkerHealth
+    private let interval: Duration
+    private let timeout: Duration
+    private let logger: Logger
+    private let latest = Mutex<Check?>(nil)
+    private let started = ContinuousClock.now
+
+    /// `handlers`: the build's, whose report views are part of the expected schema.
+    package init(client: PostgresClient, handlers: CategoryHandlers, health: WorkerHealth,
+                 interval: Duration = .seconds(2), timeout: Duration = .seconds(3), logger: Logger) {
+        migrator = Migrator(client: client, logger: logger, handlers: handlers)
+        self.health = health
+        self.interval = interval
+        self.timeout = timeout
+        self.logger = logger
+    }
+
+    package func run() async {
+        await cancelWhenGracefulShutdown { [self] in
+            var expected: [String: String]?
+            while !Task.isCancelled {
+                let problem: String?
                 do {
-                    try await migrator.checkCurrent()
-                    return .some(nil)
+                    if expected == nil { expected = try await migrator.expectedChecksums() }
+                    try await migrator.checkCurrent(expected: expected)
+                    problem = nil
                 } catch let error as MigrationError {
-                    return .some(error.description)
+                    problem = error.description
+                } catch is CancellationError {
+                    return
                 } catch {
-                    return .some("database unreachable: \(DatabaseFailure.describe(error))")
+                    problem = "database unreachable: \(DatabaseFailure.describe(error))"
                 }
+                latest.withLock { $0 = Check(problem: problem, at: .now) }
+                do { try await Task.sleep(for: interval) } catch { return }
             }
-            group.addTask { [timeout] in
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
         }
-        switch schemaProblem {
-        case .none: return "database did not answer within \(timeout)"
-        case .some(.some(let problem)): return Self.oneLine(problem)
-        case .some(.none): return health.systemicFailure.map { Self.oneLine("workers failing: \($0)") }
+    }
+
+    /// Why the worker is not ready, in one line, or nil when it is.
+    package func problem() -> String? {
+        let now = ContinuousClock.now
+        guard let check = latest.withLock({ $0 }) else {
+            return started.duration(to: now) > timeout ? "database did not answer within \(timeout)" : "starting: first check under way"
         }
+        if check.at.duration(to: now) > interval + timeout { return "database did not answer within \(timeout)" }
+        if let problem = check.problem { return Self.oneLine(problem) }
+        return health.systemicFailure.map { Self.oneLine("workers failing: \($0)") }
     }
 
     private static func oneLine(_ text: String) -> String {

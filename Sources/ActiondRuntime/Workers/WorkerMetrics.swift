@@ -10,12 +10,14 @@ struct WorkerMetrics: Sendable {
     let claimDuration: Metrics.Timer
     let commitDuration: Metrics.Timer
     let batchSize: Recorder
-    /// Handler errors (and events the database refused), each counted once per attempt.
+    /// Handler errors, each counted once per attempt.
     let failures: Counter
-    /// Batches that failed as a whole and were retried after a pause (kind: systemic, data).
+    /// Batches that failed as a whole for no event's fault, and were retried after a pause.
     let systemicBatchFailures: Counter
+    /// Batches that failed on an event's data (its users then run one event at a time).
     let dataBatchFailures: Counter
     private let outcomes: [String: Counter]
+    private let depths: [String: (events: Gauge, oldestAge: Gauge)]
 
     init(factory: any MetricsFactory = MetricsSystem.factory) {
         self.factory = factory
@@ -29,15 +31,23 @@ struct WorkerMetrics: Sendable {
         outcomes = Dictionary(uniqueKeysWithValues: names.map { name in
             (name, Counter(label: "actiond_events_total", dimensions: [("outcome", name)], factory: factory))
         })
+        depths = Dictionary(uniqueKeysWithValues: Self.queueStatuses.map { status in
+            (status, (Gauge(label: "actiond_queue_depth", dimensions: [("status", status)], factory: factory),
+                      Gauge(label: "actiond_queue_oldest_age_seconds", dimensions: [("status", status)], factory: factory)))
+        })
     }
 
     func record(_ outcome: EventOutcome) {
         outcomes[outcome.name]?.increment()
     }
 
-    /// The queue gauges for one of report_queue's statuses.
+    /// report_queue's statuses.
+    static let queueStatuses = ["queued", "retrying", "paused", "held", "stashed", "dead"]
+
+    /// The queue gauges for one of report_queue's statuses (another status is ignored).
     func recordQueue(status: String, events: Int, oldestAgeSeconds: Double) {
-        Gauge(label: "actiond_queue_depth", dimensions: [("status", status)], factory: factory).record(events)
-        Gauge(label: "actiond_queue_oldest_age_seconds", dimensions: [("status", status)], factory: factory).record(oldestAgeSeconds)
+        guard let gauges = depths[status] else { return }
+        gauges.events.record(events)
+        gauges.oldestAge.record(oldestAgeSeconds)
     }
 }

@@ -94,6 +94,7 @@ package struct WorkerPool: Service {
                 if await isolate(failed.events, processor: processor, logger: logger) {
                     errorDelay = .milliseconds(100)
                 } else {
+                    metrics.systemicBatchFailures.increment()
                     // A systemic error cut the search short: pause as below, then look again.
                     do { try await Task.sleep(for: errorDelay) } catch { return }
                     errorDelay = min(errorDelay * 2, .seconds(5))

@@ -19,7 +19,8 @@ package enum WorkerRunner {
         logger: Logger
     ) async throws {
         let url = try await Database.resolve(database, logger: logger)
-        try await PostgresClient.withClient(url, maximumConnections: 1, logger: logger) { client in
+        // A worker may start before its database (a deployment, a restart): wait up to 30 s.
+        try await PostgresClient.withClient(url, maximumConnections: 1, patience: .seconds(30), logger: logger) { client in
             _ = try await Migrator(client: client, logger: logger, handlers: handlers).prepare()
         }
         let client = PostgresClient(configuration: clientConfiguration(url, concurrency: configuration.concurrency, http: http != nil),
@@ -31,7 +32,8 @@ package enum WorkerRunner {
         var operations: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if let http {
             let readiness = Readiness(client: client, handlers: handlers, health: workers.health, logger: logger)
-            operations = [.init(service: OperationsServer.application(endpoint: http, registry: registry, readiness: readiness, logger: logger))]
+            operations = [.init(service: OperationsServer.application(endpoint: http, registry: registry, readiness: readiness, logger: logger)),
+                          .init(service: readiness)]
         }
         var group = ServiceGroupConfiguration(
             // The connection pool first, so it is shut down last, then the HTTP endpoint (it
