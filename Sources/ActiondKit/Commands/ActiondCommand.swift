@@ -18,6 +18,7 @@ struct ActiondCommand: AsyncParsableCommand {
             ReportCommand.self,
             RebuildCommand.self,
             DeadLettersCommand.self,
+            PruneCommand.self,
             BenchCommand.self,
             DBCommand.self,
         ]
