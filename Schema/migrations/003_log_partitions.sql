@@ -37,7 +37,7 @@
 -- lower bound was taken before partition k was created.
 --
 -- An existing log is copied into the new tables in this transaction, with both tables
--- locked: a one-off pause of the length of one copy (about 10 s per million events on
+-- locked: a one-off pause of the length of one copy (about 40 s per million events on
 -- 2 cores). The copy was chosen over attaching the old table as one first partition, which
 -- would be quicker but could only be pruned whole, after its last event is old and final.
 
