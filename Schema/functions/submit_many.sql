@@ -101,7 +101,7 @@ begin
     -- 4. One row per input. Arrays are zipped with unnest, never subscripted: reading element
     --    k of a text[] walks the array, which would make a batch quadratic. This statement
     --    sees rows committed by concurrent submits since step 3 began, so every valid input
-    --    that step 3 did not store finds its original.
+    --    that step 3 did not store finds its original, unless a prune removed it meanwhile.
     return query
     select i.n::integer,
            case
@@ -113,10 +113,15 @@ begin
            coalesce(ins.p, same.position),
            case
                when i.message is not null then i.code
+               when ins.p is null and prior.position is null then '40001'
                when ins.p is null and same.position is null then '23505'
            end,
            case
                when i.message is not null then i.message
+               -- The id was known at step 3 and is gone now: a prune forgot it meanwhile
+               -- (log_prune_forget). Submitted again, it is accepted anew.
+               when ins.p is null and prior.position is null then
+                   'id: its earlier event was pruned while this submit ran; submit it again'
                when ins.p is null and same.position is null then
                    'id: was already submitted with different content (position '
                    || coalesce(prior.position::text, '?') || '); an id is an idempotency key and cannot be reused'
