@@ -14,11 +14,15 @@
 \endif
 \timing on
 
-insert into actiond.events (id, type, user_id, occurred_at, data, submitted_at)
-select 'big-' || g, 'notification.response', 'u' || (g % 100000), now() - interval '1 day',
+-- Positions come from actiond.event_ids (the idempotency keys), and the log's partitions
+-- must cover them first (003_log_partitions.sql).
+insert into actiond.event_ids (id) select 'big-' || g from generate_series(1, :events) g;
+select actiond.add_log_partitions((select max(position) from actiond.event_ids));
+insert into actiond.events (position, id, type, user_id, occurred_at, data, submitted_at)
+select i.position, i.id, 'notification.response', 'u' || (i.position % 100000), now() - interval '1 day',
        '{"request_id":"r","action":"ACCEPT_ACTION","locked":false}'::jsonb,
-       now() - (:events - g) * interval '5 ms'
-from generate_series(1, :events) g;
+       now() - (:events - i.position) * interval '5 ms'
+from actiond.event_ids i where i.id like 'big-%';
 
 insert into actiond.outcomes (position, outcome, reason, attempts, decided_at, category, action, submitted_at)
 select e.position,

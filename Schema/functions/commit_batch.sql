@@ -55,8 +55,9 @@ begin
         set outcome = r.outcome, reason = r.reason, revised_at = clock_timestamp()
         from jsonb_to_recordset(batch -> 'revised') as r(id text, "user" text, outcome text, reason text)
         cross join lateral (  -- one probe of the id index per revision (see load_streams)
-            select e.position from actiond.events e
-            where e.id = r.id and e.user_id = r."user" and e.type = 'notification.response'
+            select e.position from actiond.event_ids ei
+            join actiond.events e on e.position = ei.position
+            where ei.id = r.id and e.user_id = r."user" and e.type = 'notification.response'
             limit 1
         ) e
         where o.position = e.position;

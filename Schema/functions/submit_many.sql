@@ -13,6 +13,8 @@ declare
     codes text[];
     messages text[];
     stored_positions bigint[];
+    stored_ordinals integer[];
+    stored bigint[];
 begin
     -- A small batch (a producer's few events: the latency path) runs the generic plans the
     -- session keeps: planning steps 3 and 4 for it cost about 0.7 ms a call, a fifth of the
@@ -35,22 +37,43 @@ begin
     perform actiond.lock_users(array(
         select i.e ->> 'user_id' from unnest(events, messages) as i(e, message) where i.message is null));
 
-    -- 3. Store the first valid occurrence of each id, in input order (so positions follow
-    --    input order), unless the id is already in the log. ON CONFLICT waits for a
-    --    concurrent transaction inserting the same id, so a duplicate is never stored twice.
+    -- 3. Take a position for the first valid occurrence of each id, in input order (so
+    --    positions follow input order), unless the id is already known (actiond.event_ids,
+    --    the idempotency keys: 003_log_partitions.sql). ON CONFLICT waits for a concurrent
+    --    transaction inserting the same id, so a duplicate is never stored twice.
     with candidates as (
-        select distinct on (i.e ->> 'id') i.n::integer as n, i.e ->> 'id' as id, i.e
+        select distinct on (i.e ->> 'id') i.n::integer as n, i.e ->> 'id' as id
         from unnest(events, messages) with ordinality as i(e, message, n)
         where i.message is null
         order by i.e ->> 'id', i.n
     ),
-    inserted as (
-        insert into actiond.events as ev (id, type, user_id, occurred_at, data)
-        select c.e ->> 'id', c.e ->> 'type', c.e ->> 'user_id', (c.e ->> 'occurred_at')::timestamptz, c.e -> 'data'
-        from candidates c
+    taken as (
+        insert into actiond.event_ids as ei (id)
+        select c.id from candidates c
         order by c.n
         on conflict (id) do nothing
-        returning ev.position, ev.id, ev.user_id
+        returning ei.id, ei.position
+    )
+    select array_agg(c.n order by t.position), array_agg(t.position order by t.position)
+    into stored_ordinals, stored
+    from taken t join candidates c on c.id = t.id;
+
+    -- A position in the highest partition of the log: add the next one now (one spare is
+    -- kept above the highest position taken), so an insert never finds no partition.
+    if stored is not null
+       and stored[cardinality(stored)] >= (select p.lower_bound from actiond.log_partitions p
+                                          order by p.lower_bound desc limit 1) then
+        perform actiond.add_log_partitions(stored[cardinality(stored)]);
+    end if;
+
+    -- 3b. Store the events at those positions and queue them.
+    with inserted as (
+        insert into actiond.events as ev (position, id, type, user_id, occurred_at, data)
+        select s.position, i.e ->> 'id', i.e ->> 'type', i.e ->> 'user_id', (i.e ->> 'occurred_at')::timestamptz, i.e -> 'data'
+        from unnest(stored_ordinals, stored) as s(n, position)
+        join unnest(events) with ordinality as i(e, n) on i.n = s.n
+        order by s.position
+        returning ev.position, ev.user_id
     ),
     queued as (
         insert into actiond.queue (position, user_id)
@@ -65,11 +88,10 @@ begin
         on conflict (user_id) do nothing
     )
     -- One position per input, in input order: 0 where nothing was stored for it.
-    select array_agg(coalesce(stored.position, 0) order by i.n)
+    select array_agg(coalesce(s.position, 0) order by i.n)
     into stored_positions
     from unnest(events) with ordinality as i(e, n)
-    left join (select c.n, ins.position from inserted ins join candidates c on c.id = ins.id) stored
-           on stored.n = i.n;
+    left join unnest(stored_ordinals, stored) as s(n, position) on s.n = i.n;
 
     -- Wake idle workers when this transaction commits (one notification per transaction).
     if stored_positions is not null and 0 < any(stored_positions) then
@@ -79,7 +101,7 @@ begin
     -- 4. One row per input. Arrays are zipped with unnest, never subscripted: reading element
     --    k of a text[] walks the array, which would make a batch quadratic. This statement
     --    sees rows committed by concurrent submits since step 3 began, so every valid input
-    --    that step 3 did not store finds its original.
+    --    that step 3 did not store finds its original, unless a prune removed it meanwhile.
     return query
     select i.n::integer,
            case
@@ -91,22 +113,28 @@ begin
            coalesce(ins.p, same.position),
            case
                when i.message is not null then i.code
+               when ins.p is null and prior.position is null then '40001'
                when ins.p is null and same.position is null then '23505'
            end,
            case
                when i.message is not null then i.message
+               -- The id was known at step 3 and is gone now: a prune forgot it meanwhile
+               -- (log_prune_forget). Submitted again, it is accepted anew.
+               when ins.p is null and prior.position is null then
+                   'id: its earlier event was pruned while this submit ran; submit it again'
                when ins.p is null and same.position is null then
                    'id: was already submitted with different content (position '
                    || coalesce(prior.position::text, '?') || '); an id is an idempotency key and cannot be reused'
            end
     from unnest(events, codes, messages, stored_positions) with ordinality as i(e, code, message, stored, n)
     cross join lateral (select nullif(i.stored, 0) as p) ins
-    -- Lateral, so the log is probed by its id index only for inputs that were not stored
-    -- (a plain join was planned as a scan of the whole log).
+    -- Lateral, so the ids are probed by their index only for inputs that were not stored
+    -- (a plain join was planned as a scan of the whole log), then the log by position.
     left join lateral (
         select ev.position, ev.type, ev.user_id, ev.occurred_at, ev.data
-        from actiond.events ev
-        where i.message is null and ins.p is null and ev.id = i.e ->> 'id'
+        from actiond.event_ids ei
+        join actiond.events ev on ev.position = ei.position
+        where i.message is null and ins.p is null and ei.id = i.e ->> 'id'
     ) prior on true
     left join lateral (
         select prior.position

@@ -18,7 +18,7 @@ import Synchronization
 /// ```
 public enum Actiond {
     /// Runs the command line (`migrate`, `categories`, `submit`, `work`, `report`,
-    /// `rebuild`, `dead-letters`, `demo`, `bench`, `db`) with `handlers` beside the built-in
+    /// `rebuild`, `dead-letters`, `prune`, `demo`, `bench`, `db`) with `handlers` beside the built-in
     /// ones, and exits. Handlers that cannot be used together (two with one name, a view
     /// named twice…) are reported, and the process exits 78.
     public static func main(handlers: [any CategoryHandler] = []) async {

@@ -122,8 +122,9 @@ struct PoisonBatchTests {
             try await DomainProcessingTests.submit([first], to: db)
             let data = #"{"request_id":"huge-inv","action":"\#(action)","locked":false}"#
             try await db.client.query("""
-                WITH e AS (INSERT INTO actiond.events (id, type, user_id, occurred_at, data)
-                           VALUES ('huge-2', 'notification.response', 'huge', '2026-11-22T09:30:10Z', \(data)::jsonb)
+                WITH i AS (INSERT INTO actiond.event_ids (id) VALUES ('huge-2') RETURNING id, position),
+                     e AS (INSERT INTO actiond.events (position, id, type, user_id, occurred_at, data)
+                           SELECT position, id, 'notification.response', 'huge', '2026-11-22T09:30:10Z', \(data)::jsonb FROM i
                            RETURNING position, user_id),
                      q AS (INSERT INTO actiond.queue (position, user_id) SELECT position, user_id FROM e)
                 INSERT INTO actiond.user_queues (user_id) SELECT user_id FROM e ON CONFLICT DO NOTHING

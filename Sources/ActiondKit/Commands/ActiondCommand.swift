@@ -20,6 +20,7 @@ struct ActiondCommand: AsyncParsableCommand {
             DeadLettersCommand.self,
             PauseCommand.self,
             ResumeCommand.self,
+            PruneCommand.self,
             BenchCommand.self,
             DBCommand.self,
         ]

@@ -31,7 +31,7 @@ package enum DeadLetters {
         guard case .event(let key) = selection else { return nil }
         let asPosition = Int64(key) ?? -1
         return try await client.query("""
-            SELECT coalesce((SELECT position FROM actiond.events WHERE id = \(key)),
+            SELECT coalesce((SELECT position FROM actiond.event_ids WHERE id = \(key)),
                             (SELECT position FROM actiond.events WHERE position = \(asPosition)))
             """, logger: logger)
             .collect().compactMap { try $0.decode(Int64?.self) }
