@@ -8,10 +8,11 @@ import PostgresNIO
 /// TLS, authentication, database missing). PostgresNIO's pool reports every one of these as
 /// `connectionCreationCircuitBreakerTripped`, after a minute of retries.
 ///
-/// A cause that may pass by itself (nothing listening yet, a timeout) is retried for up to
-/// `patience`, with a warning naming it; one that will not (authentication, a missing
-/// database, TLS, an unknown host) fails at once. A server that answers but is out of
-/// connection slots or starting up is left to the pool, which waits for it.
+/// A cause that may pass by itself (nothing listening yet) is retried for up to `patience`,
+/// with a warning naming it; one that will not (authentication, a missing database, TLS, an
+/// unknown host) fails at once. A server that answers but is out of connection slots or
+/// starting up, or one that does not answer within the connect timeout, is left to the
+/// pool, which waits for it as before (the latter with a warning naming host and port).
 package enum ConnectionProbe {
     /// Connects to `url` and closes the connection; throws `ConnectionFailure` naming why not.
     package static func check(_ url: DatabaseURL, patience: Duration = .seconds(5), logger: Logger) async throws {
@@ -28,6 +29,11 @@ package enum ConnectionProbe {
                 // The server is there, out of connection slots or starting: the pool waits
                 // for it as it always has.
                 return
+            } catch where isTimeout(error) {
+                // Slow, not refused (a loaded server, a congested network): say so, and let
+                // the pool keep trying as it always has.
+                logger.warning("\(ConnectionFailure(url: url, cause: cause(of: error, url: url))); the pool keeps trying")
+                return
             } catch {
                 let failure = ConnectionFailure(url: url, cause: cause(of: error, url: url))
                 guard isTransient(error), clock.now + delay < deadline else { throw failure }
@@ -39,6 +45,15 @@ package enum ConnectionProbe {
                 delay = min(delay * 2, .seconds(2))
             }
         }
+    }
+
+    /// Whether connecting took longer than the connect timeout.
+    static func isTimeout(_ error: any Error) -> Bool {
+        if let error = error as? PSQLError { return error.underlying.map(isTimeout) ?? false }
+        if let error = error as? NIOConnectionError { return error.connectionErrors.contains { isTimeout($0.error) } }
+        if let error = error as? ChannelError, case .connectTimeout = error { return true }
+        if let error = error as? IOError { return error.errnoCode == ETIMEDOUT }
+        return false
     }
 
     /// Whether `error` may pass by itself: worth connecting again.

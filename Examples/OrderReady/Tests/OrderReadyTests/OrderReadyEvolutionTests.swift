@@ -43,7 +43,7 @@ struct OrderReadyHandlerV1: CategoryHandler {
 
 /// A handler changes the shape of its events; `actiond rebuild` still folds the log the
 /// previous version wrote, and a worker of the new version carries on from its state.
-@Suite("ORDER_READY evolution", .timeLimit(.minutes(2)))
+@Suite("ORDER_READY evolution", .timeLimit(.minutes(3)))
 struct OrderReadyEvolutionTests {
     static func work(_ handlers: CategoryHandlers, _ db: TestDatabase) async throws {
         try await Workers(client: db.client, handler: DomainHandler(handlers: handlers),
