@@ -105,6 +105,9 @@ package struct DatabaseURL: Sendable, Hashable, CustomStringConvertible {
         var items: [URLQueryItem] = []
         if tls != .prefer { items.append(URLQueryItem(name: "sslmode", value: tls.rawValue)) }
         if let rootCertificate { items.append(URLQueryItem(name: "sslrootcert", value: rootCertificate)) }
+        if connectTimeout != .seconds(10) {
+            items.append(URLQueryItem(name: "connect_timeout", value: "\(max(1, connectTimeout.components.seconds))"))
+        }
         if !items.isEmpty { components.queryItems = items }
         return components.string ?? "postgresql://\(username)@\(host):\(port)/\(database)"
     }
