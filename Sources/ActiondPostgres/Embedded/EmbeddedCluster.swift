@@ -177,7 +177,9 @@ package struct EmbeddedCluster: Sendable {
         logger.notice("starting embedded PostgreSQL", metadata: ["directory": "\(directory.path)", "port": "\(port)"])
         let options = [
             "-p \(port)", "-c listen_addresses=127.0.0.1", "-c unix_socket_directories=''",
-            "-c max_connections=300",
+            // The test suite runs every suite at once, each with its pools and child processes:
+            // 300 ran out under load (53300 in CI rehearsals).
+            "-c max_connections=1000",
         ]
         let result = try runServerProgram(binaries.pgCtl, [
             "start", "-D", dataDirectory.path, "-l", logFile.path, "-w", "-t", "60", "-o", options.joined(separator: " "),
