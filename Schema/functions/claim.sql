@@ -19,6 +19,14 @@
 -- included; when everyone is paused (the row ''), nothing is claimed and the queue is not
 -- even read.
 --
+-- On Citus (migrate --citus filled actiond.shard_ranges, 004_distributable_keys.sql) a
+-- statement that locks rows must stay within one shard: the claim first picks the oldest due
+-- users without locking (every shard, limit pushed down), then locks those of one shard range
+-- at a time, oldest range first, until it gets some. A batch's users thus share a shard
+-- group, and every statement of the worker's transaction routes to one node. Users are served
+-- oldest range first instead of oldest user first (docs/citus.md 4.1). On plain PostgreSQL
+-- shard_ranges is empty and the claim takes the oldest due users of everyone, as before.
+--
 -- only_user: claim that user alone, if its turn has come and no other worker holds it (a
 -- worker finding which user a failed batch's error belongs to; see BatchProcessor).
 create function actiond.claim(max_users bigint, max_events bigint, only_user text default null)
@@ -33,12 +41,44 @@ declare
     claimed text[];
     per_user bigint;
     version integer;
+    candidates text[];
+    range_users text[];
+    on_citus constant boolean := exists (select from actiond.shard_ranges);
+    clock timestamptz;
 begin
     perform pg_advisory_xact_lock_shared(actiond.rebuild_lock_key());
     if exists (select from actiond.pauses p where p.user_id = '') then
         return;
     end if;
-    if only_user is null then
+    if only_user is null and on_citus then
+        -- 1. Pick, without locks.
+        candidates := array(
+            select uq.user_id
+            from actiond.user_queues uq
+            where uq.run_at <= now()
+              and not exists (select from actiond.pauses p where p.user_id = uq.user_id)
+            order by uq.run_at
+            limit max_users * 4);
+        -- 2. Lock, one range at a time (the candidates are in run_at order).
+        for range_users in
+            select array_agg(c.user_id order by c.n)
+            from unnest(candidates) with ordinality as c(user_id, n)
+            join actiond.shard_ranges r on hashtext(c.user_id) between r.lo and r.hi
+            group by r.shard_id
+            order by min(c.n)
+        loop
+            select array_agg(u.user_id) into claimed
+            from (
+                select uq.user_id
+                from actiond.user_queues uq
+                where uq.user_id = any(range_users) and uq.run_at <= now()
+                order by uq.run_at
+                limit max_users
+                for update skip locked
+            ) u;
+            exit when claimed is not null;
+        end loop;
+    elsif only_user is null then
         select array_agg(u.user_id) into claimed
         from (
             select uq.user_id
@@ -65,18 +105,36 @@ begin
     per_user := greatest(1, max_events / cardinality(claimed));
     version := actiond.current_category_version();
 
-    -- A second statement: its snapshot is taken after the locks were granted (see claim.sql).
-    return query
-    select q.position, q.user_id, q.attempts, e.id, e.type, e.occurred_at, e.data::text, e.submitted_at, version, clock_timestamp()
-    from unnest(claimed) as u(user_id)
-    cross join lateral (
-        select qq.position, qq.user_id, qq.attempts
-        from actiond.queue qq
-        where qq.user_id = u.user_id
-        order by qq.position
-        limit per_user
-    ) q
-    join actiond.events e on e.position = q.position
-    order by q.position;
+    -- A second statement: its snapshot is taken after the locks were granted (see above).
+    clock := clock_timestamp();
+    if on_citus then
+        -- Citus refuses a limit in a lateral subquery over unnest; a window partitioned by
+        -- the distribution column is pushed down to the claimed users' one shard. It reads
+        -- each claimed user's whole queue (docs/citus.md: cost).
+        return query
+        select q.position, q.user_id, q.attempts, e.id, e.type, e.occurred_at, e.data::text, e.submitted_at, version, clock
+        from (
+            select qq.position, qq.user_id, qq.attempts,
+                   row_number() over (partition by qq.user_id order by qq.position) as n
+            from actiond.queue qq
+            where qq.user_id = any(claimed)
+        ) q
+        join actiond.events e on e.user_id = q.user_id and e.position = q.position
+        where q.n <= per_user
+        order by q.position;
+    else
+        return query
+        select q.position, q.user_id, q.attempts, e.id, e.type, e.occurred_at, e.data::text, e.submitted_at, version, clock
+        from unnest(claimed) as u(user_id)
+        cross join lateral (
+            select qq.position, qq.user_id, qq.attempts
+            from actiond.queue qq
+            where qq.user_id = u.user_id
+            order by qq.position
+            limit per_user
+        ) q
+        join actiond.events e on e.user_id = q.user_id and e.position = q.position
+        order by q.position;
+    end if;
 end
 $$;

@@ -17,6 +17,11 @@
 -- Everything commits with the claim or not at all: an event's effects and its outcome are
 -- recorded exactly once, whatever happens to the worker.
 --
+-- Every statement names the users it writes (user_id = any(users), or a (user, position) key):
+-- with the per-user tables distributed by user (Citus, 004_distributable_keys.sql), a batch's
+-- users share one shard group (claim.sql), so each statement routes to one node. Clock values
+-- are taken into variables: Citus refuses volatile functions in an UPDATE of a distributed table.
+--
 -- Returns the transaction's id: the `xmin` of the rows written here, with which the worker
 -- recognises them when it reads them again (StateCache, Sources/ActiondPostgres/Projections).
 create function actiond.commit_batch(batch jsonb)
@@ -26,8 +31,14 @@ language plpgsql volatile
 security definer set search_path = actiond, pg_temp
 as $$
 declare
+    users constant text[] := array(select c.value from jsonb_array_elements_text(batch -> 'claimed') c);
+    held_users text[];
     held_positions bigint[];
     emptied text[];
+    changes jsonb;
+    clock timestamptz;
+    on_citus constant boolean := exists (select from actiond.shard_ranges);
+    started constant timestamptz := now();  -- (Citus: no volatile call in an upsert's SET)
 begin
     insert into actiond.projections as p (kind, stream_id, user_id, state, last_position)
     select r.kind, r.id, r."user", r.state, r.position
@@ -47,20 +58,39 @@ begin
         select h.position, h."user", h.request, to_timestamp(h.until_us / 1000000.0)
         from jsonb_to_recordset(batch -> 'held') as h(position bigint, "user" text, request text, until_us bigint);
         delete from actiond.queue q
-        where q.position in (select (h.value ->> 'position')::bigint from jsonb_array_elements(batch -> 'held') h);
+        where q.user_id = any(users)
+          and (q.user_id, q.position) in (select h."user", h.position
+                                          from jsonb_to_recordset(batch -> 'held') as h(position bigint, "user" text));
     end if;
 
+    -- Revisions: by (user, id), the idempotency key (only a response of the revising user). The
+    -- counters move each changed outcome (count_changed), as the old update trigger did.
     if jsonb_array_length(batch -> 'revised') > 0 then
-        update actiond.outcomes o
-        set outcome = r.outcome, reason = r.reason, revised_at = clock_timestamp()
-        from jsonb_to_recordset(batch -> 'revised') as r(id text, "user" text, outcome text, reason text)
-        cross join lateral (  -- one probe of the id index per revision (see load_streams)
-            select e.position from actiond.event_ids ei
-            join actiond.events e on e.position = ei.position
-            where ei.id = r.id and e.user_id = r."user" and e.type = 'notification.response'
-            limit 1
-        ) e
-        where o.position = e.position;
+        clock := clock_timestamp();
+        with target as (
+            select o.user_id, o.position, o.category, o.action, o.outcome as old_outcome, o.reason as old_reason,
+                   r.outcome, r.reason
+            from jsonb_to_recordset(batch -> 'revised') as r(id text, "user" text, outcome text, reason text)
+            join actiond.event_ids ei on ei.user_id = r."user" and ei.id = r.id
+            join actiond.events e on e.user_id = ei.user_id and e.position = ei.position
+            join actiond.outcomes o on o.user_id = ei.user_id and o.position = ei.position
+            where ei.user_id = any(users) and e.type = 'notification.response'
+        ), changed as (
+            update actiond.outcomes o
+            set outcome = t.outcome, reason = t.reason, revised_at = clock
+            from target t
+            where o.user_id = any(users) and o.user_id = t.user_id and o.position = t.position
+            returning t.category, t.action, t.old_outcome, t.old_reason, t.outcome, t.reason
+        )
+        select jsonb_agg(x.row) into changes
+        from changed c
+        cross join lateral (values
+            (jsonb_build_object('category', c.category, 'action', c.action, 'outcome', c.old_outcome,
+                                'reason', c.old_reason, 'delta', -1)),
+            (jsonb_build_object('category', c.category, 'action', c.action, 'outcome', c.outcome,
+                                'reason', c.reason, 'delta', 1))) as x(row)
+        where (c.outcome, c.reason) is distinct from (c.old_outcome, c.old_reason);
+        perform actiond.count_changed(changes, clock);
     end if;
 
     if jsonb_array_length(batch -> 'stashed') > 0 then
@@ -71,17 +101,20 @@ begin
 
     if jsonb_array_length(batch -> 'unstashed') > 0 then
         delete from actiond.stash s
-        where s.position in (select u.value::bigint from jsonb_array_elements_text(batch -> 'unstashed') u);
+        where s.user_id = any(users)
+          and s.position in (select u.value::bigint from jsonb_array_elements_text(batch -> 'unstashed') u);
     end if;
 
     -- decided_at is the clock at this statement, the last before commit (not the start of
     -- the worker's transaction): what report_latency and the benchmark measure.
-    insert into actiond.outcomes (position, outcome, reason, attempts, last_error, category, action, submitted_at, decided_at)
-    select d.position, d.outcome, d.reason, d.attempts, d.error, d.category, d.action,
-           to_timestamp(d.submitted_us / 1000000.0), clock_timestamp()
+    clock := clock_timestamp();
+    insert into actiond.outcomes (user_id, position, outcome, reason, attempts, last_error, category, action, submitted_at, decided_at)
+    select d."user", d.position, d.outcome, d.reason, d.attempts, d.error, d.category, d.action,
+           to_timestamp(d.submitted_us / 1000000.0), clock
     from jsonb_to_recordset(batch -> 'done')
          as d(position bigint, "user" text, outcome text, reason text, attempts integer, error text,
               category text, action text, submitted_us bigint);
+    perform actiond.count_decided(batch -> 'done', clock);
 
     insert into actiond.user_progress as p (user_id, processed_events, last_position)
     select d."user", count(*), max(d.position)
@@ -92,22 +125,24 @@ begin
     on conflict (user_id) do update
         set processed_events = p.processed_events + excluded.processed_events,
             last_position = greatest(p.last_position, excluded.last_position),
-            updated_at = now();
+            updated_at = started;
 
     delete from actiond.queue q
-    where q.position in (select (d.value ->> 'position')::bigint from jsonb_array_elements(batch -> 'done') d);
+    where q.user_id = any(users)
+      and q.position in (select (d.value ->> 'position')::bigint from jsonb_array_elements(batch -> 'done') d);
 
     if jsonb_array_length(batch -> 'retries') > 0 then
         update actiond.queue q
         set attempts = q.attempts + 1, last_error = r.error
         from jsonb_to_recordset(batch -> 'retries') as r(position bigint, error text)
-        where q.position = r.position;
+        where q.user_id = any(users) and q.position = r.position;
 
+        clock := clock_timestamp();
         update actiond.user_queues u
-        set run_at = clock_timestamp() + make_interval(secs => r.delay_ms / 1000.0)
+        set run_at = clock + make_interval(secs => r.delay_ms / 1000.0)
         from jsonb_to_recordset(batch -> 'retries') as r(position bigint, delay_ms bigint)
-        join actiond.queue q on q.position = r.position
-        where u.user_id = q.user_id;
+        join actiond.queue q on q.user_id = any(users) and q.position = r.position
+        where u.user_id = any(users) and u.user_id = q.user_id;
     end if;
 
     -- Last, so that producers wait for it as briefly as possible: the order locks (lock_users)
@@ -115,21 +150,25 @@ begin
     -- a producer that held the lock added an event meanwhile: the delete's snapshot, taken
     -- after the lock, sees it). Held responses waiting for the notifications recorded here go
     -- back to their users' queues where those users' locks are free (requeue_held): a worker
-    -- never waits for another user's producer; the hold sweeper moves the rest.
+    -- never waits for another user's producer; the hold sweeper moves the rest. On Citus
+    -- (shard_ranges has rows) only the batch's own users' responses, so that the batch stays
+    -- on its one shard group: another user's response to this notification (to be rejected
+    -- not_your_notification) is moved by the sweeper, within a second.
     held_positions := '{}';
     if jsonb_array_length(batch -> 'recorded') > 0 then
-        select coalesce(array_agg(h.position), '{}')
-        into held_positions
+        select coalesce(array_agg(h.user_id), '{}'), coalesce(array_agg(h.position), '{}')
+        into held_users, held_positions
         from actiond.held h
-        where h.request_id in (select r.value from jsonb_array_elements_text(batch -> 'recorded') r);
+        where h.request_id in (select r.value from jsonb_array_elements_text(batch -> 'recorded') r)
+          and (h.user_id = any(users) or not on_citus);
     end if;
     emptied := array(
-        select c.value from jsonb_array_elements_text(batch -> 'claimed') c
-        where not exists (select 1 from actiond.queue q where q.user_id = c.value));
+        select u.user_id from unnest(users) as u(user_id)
+        where not exists (select 1 from actiond.queue q where q.user_id = u.user_id));
     perform actiond.lock_users(emptied);
 
     if cardinality(held_positions) > 0 then
-        perform actiond.requeue_held(held_positions);
+        perform actiond.requeue_held(held_users, held_positions);
     end if;
 
     delete from actiond.user_queues u
@@ -140,9 +179,10 @@ begin
     -- the back of the line, behind every user whose turn came before now (claim takes users
     -- by run_at), so that a long backlog does not keep a newcomer waiting. A user in backoff
     -- keeps its later time. The claim's row locks are held here, so this waits for no one.
+    clock := clock_timestamp();
     update actiond.user_queues u
-    set run_at = greatest(u.run_at, clock_timestamp())
-    where u.user_id in (select c.value from jsonb_array_elements_text(batch -> 'claimed') c);
+    set run_at = greatest(u.run_at, clock)
+    where u.user_id = any(users);
 
     return pg_current_xact_id()::text::bigint;
 end

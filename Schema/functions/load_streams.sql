@@ -10,6 +10,8 @@ language plpgsql volatile
 -- Runs as its owner (SECURITY.md): callers are granted EXECUTE on it, not the tables.
 security definer set search_path = actiond, pg_temp
 as $$
+declare
+    own text[];
 begin
     if cardinality(lock_kinds) > 0 then
         perform actiond.lock_streams(lock_kinds, lock_ids);
@@ -17,13 +19,31 @@ begin
     -- One primary-key probe per wanted stream: the limit keeps the planner from turning a
     -- batch's few keys into a hash join over the whole table, which it chose while the table
     -- was young and its statistics small.
+    if not exists (select from actiond.shard_ranges) then
+        return query
+        select p.kind, p.stream_id, p.user_id, p.state::text, p.last_position, p.xmin::text::bigint
+        from unnest(kinds, ids, users) as s(kind, id, usr)
+        cross join lateral (
+            select p.kind, p.stream_id, p.user_id, p.state, p.last_position, p.xmin from actiond.projections p
+            where p.kind = s.kind and p.stream_id = s.id and p.user_id = s.usr
+            limit 1
+        ) p;
+        return;
+    end if;
+    -- On Citus (migrate --citus, 004_distributable_keys.sql) projections are distributed by
+    -- user, and a limit in a lateral subquery over unnest is refused. Two statements, each
+    -- naming its users so that it routes to one shard: the batch's own users' streams, and the
+    -- streams shared by users (user '': notifications, meetings).
+    own := array(select distinct u.usr from unnest(users) as u(usr) where u.usr <> '');
     return query
     select p.kind, p.stream_id, p.user_id, p.state::text, p.last_position, p.xmin::text::bigint
-    from unnest(kinds, ids, users) as s(kind, id, usr)
-    cross join lateral (
-        select p.kind, p.stream_id, p.user_id, p.state, p.last_position, p.xmin from actiond.projections p
-        where p.kind = s.kind and p.stream_id = s.id and p.user_id = s.usr
-        limit 1
-    ) p;
+    from actiond.projections p
+    where p.user_id = any(own)
+      and (p.kind, p.stream_id, p.user_id) in (select * from unnest(kinds, ids, users));
+    return query
+    select p.kind, p.stream_id, p.user_id, p.state::text, p.last_position, p.xmin::text::bigint
+    from actiond.projections p
+    where p.user_id = ''
+      and (p.kind, p.stream_id) in (select s.kind, s.id from unnest(kinds, ids, users) as s(kind, id, usr) where s.usr = '');
 end
 $$;

@@ -19,13 +19,13 @@ begin
         raise exception 'partition events_% is not being pruned', lower using errcode = '55000';
     end if;
     with chosen as (
-        select e.id, e.position from actiond.events e
+        select e.user_id, e.id, e.position from actiond.events e
         where e.position >= cursor_at and e.position < upper
         order by e.position
         limit batch_size
     ), gone as (
         delete from actiond.event_ids ei using chosen c
-        where ei.id = c.id and ei.position = c.position
+        where ei.user_id = c.user_id and ei.id = c.id and ei.position = c.position
     )
     select count(*), max(c.position) into went, last_position from chosen c;
     if went > 0 then

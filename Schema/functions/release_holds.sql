@@ -1,17 +1,47 @@
 -- The hold sweeper, every second or so: held responses whose notification has been recorded
--- since (and that the recording batch left held, because a producer held their user's order
--- lock: see requeue_held), and those whose window has ended, go back to the queue. There the
--- first are applied, and the others rejected unknown_notification by their handler.
+-- since (and that the recording batch left held: a response of another user than the
+-- notification's, or one whose user's order lock a producer held; see commit_batch and
+-- requeue_held), and those whose window has ended, go back to the queue. There the first are
+-- applied (or rejected not_your_notification), the others rejected unknown_notification by
+-- their handler. Returns how many.
+--
+-- Reads first, without locks, then re-queues one shard group at a time: on Citus (migrate
+-- --citus, 004_distributable_keys.sql) held is distributed by user and the notifications by
+-- their user '', so the held rows and the notification rows cannot be joined in one
+-- statement, and a statement that locks rows must stay within one shard. On plain
+-- PostgreSQL shard_ranges is empty: one group.
 create function actiond.release_holds()
 returns bigint
-language sql volatile
+language plpgsql volatile
 -- Runs as its owner (SECURITY.md): callers are granted EXECUTE on it, not the tables.
 security definer set search_path = actiond, pg_temp
 as $$
-    select actiond.requeue_held(array(
-        select h.position from actiond.held h
-        where h.hold_until <= now()
-           or exists (select 1 from actiond.projections p
-                      where p.kind = 'notification' and p.stream_id = h.request_id and p.user_id = '')
-        order by h.position limit 10000 for update skip locked))
+declare
+    requests text[];
+    recorded text[];
+    released bigint := 0;
+    grp record;
+begin
+    -- The oldest 10,000 held responses are looked at per sweep.
+    requests := array(select distinct h.request_id
+                      from (select h.request_id from actiond.held h order by h.position limit 10000) h);
+    if cardinality(requests) = 0 then
+        return 0;
+    end if;
+    recorded := array(select p.stream_id from actiond.projections p
+                      where p.user_id = '' and p.kind = 'notification' and p.stream_id = any(requests));
+    for grp in
+        select array_agg(d.user_id order by d.position) as users, array_agg(d.position order by d.position) as positions
+        from (
+            select h.user_id, h.position from actiond.held h
+            where h.hold_until <= now() or h.request_id = any(recorded)
+            order by h.position limit 10000
+        ) d
+        left join actiond.shard_ranges r on hashtext(d.user_id) between r.lo and r.hi
+        group by r.shard_id
+    loop
+        released := released + actiond.requeue_held(grp.users, grp.positions);
+    end loop;
+    return released;
+end
 $$;

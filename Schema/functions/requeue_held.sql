@@ -2,7 +2,8 @@
 -- their window ended) and wakes the workers. Returns how many. A response whose user's
 -- order lock another transaction holds (a producer's, still open) stays held, so that the
 -- caller never waits for another user: the hold sweeper moves it later (release_holds).
-create function actiond.requeue_held(positions bigint[])
+-- The responses are named by their key, (user_ids[k], positions[k]).
+create function actiond.requeue_held(user_ids text[], positions bigint[])
 returns bigint
 language plpgsql volatile as $$
 declare
@@ -14,7 +15,9 @@ begin
     -- SKIP LOCKED: a row the sweeper (or another worker) is moving is being re-queued
     -- already; waiting for it could deadlock with the sweeper waiting for our user's lock.
     select array_agg(x.position), array_agg(x.user_id) into taken, users
-    from (select h.position, h.user_id from actiond.held h where h.position = any(positions)
+    from (select h.position, h.user_id from actiond.held h
+          where h.user_id = any(user_ids)
+            and (h.user_id, h.position) in (select * from unnest(user_ids, positions))
           for update skip locked) x;
     if taken is null then
         return 0;
@@ -25,7 +28,7 @@ begin
     taken := array(select t.position from unnest(taken, users) as t(position, user_id) where t.user_id = any(locked));
     with released as (
         delete from actiond.held h
-        where h.position = any(taken)
+        where h.user_id = any(locked) and h.position = any(taken)
         returning h.position, h.user_id
     ), queued as (
         insert into actiond.queue (position, user_id)

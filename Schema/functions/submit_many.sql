@@ -15,12 +15,22 @@ declare
     stored_positions bigint[];
     stored_ordinals integer[];
     stored bigint[];
+    dup_users text[];
+    dup_ids text[];
+    prior_users text[];
+    prior_ids text[];
+    prior_positions bigint[];
+    prior_types text[];
+    prior_times timestamptz[];
+    prior_data jsonb[];
 begin
     -- A small batch (a producer's few events: the latency path) runs the generic plans the
     -- session keeps: planning steps 3 and 4 for it cost about 0.7 ms a call, a fifth of the
     -- whole call. The plans are safe for a few rows; the SET clause above restores the mode
     -- when the function returns.
-    if cardinality(events) <= 64 then
+    -- Not on Citus (shard_ranges has rows after migrate --citus): its planner cannot
+    -- distribute a generic plan's parameters.
+    if cardinality(events) <= 64 and not exists (select from actiond.shard_ranges) then
         perform set_config('plan_cache_mode', 'force_generic_plan', true);
     end if;
 
@@ -37,26 +47,26 @@ begin
     perform actiond.lock_users(array(
         select i.e ->> 'user_id' from unnest(events, messages) as i(e, message) where i.message is null));
 
-    -- 3. Take a position for the first valid occurrence of each id, in input order (so
-    --    positions follow input order), unless the id is already known (actiond.event_ids,
-    --    the idempotency keys: 003_log_partitions.sql). ON CONFLICT waits for a concurrent
-    --    transaction inserting the same id, so a duplicate is never stored twice.
+    -- 3. Take a position for the first valid occurrence of each (user, id), in input order
+    --    (so positions follow input order), unless it is already known (actiond.event_ids,
+    --    the idempotency keys, per user: 004_distributable_keys.sql). ON CONFLICT waits for a
+    --    concurrent transaction inserting the same key, so a duplicate is never stored twice.
     with candidates as (
-        select distinct on (i.e ->> 'id') i.n::integer as n, i.e ->> 'id' as id
+        select distinct on (i.e ->> 'user_id', i.e ->> 'id') i.n::integer as n, i.e ->> 'user_id' as user_id, i.e ->> 'id' as id
         from unnest(events, messages) with ordinality as i(e, message, n)
         where i.message is null
-        order by i.e ->> 'id', i.n
+        order by i.e ->> 'user_id', i.e ->> 'id', i.n
     ),
     taken as (
-        insert into actiond.event_ids as ei (id)
-        select c.id from candidates c
+        insert into actiond.event_ids as ei (user_id, id)
+        select c.user_id, c.id from candidates c
         order by c.n
-        on conflict (id) do nothing
-        returning ei.id, ei.position
+        on conflict (user_id, id) do nothing
+        returning ei.user_id, ei.id, ei.position
     )
     select array_agg(c.n order by t.position), array_agg(t.position order by t.position)
     into stored_ordinals, stored
-    from taken t join candidates c on c.id = t.id;
+    from taken t join candidates c on c.user_id = t.user_id and c.id = t.id;
 
     -- A position in the highest partition of the log: add the next one now (one spare is
     -- kept above the highest position taken), so an insert never finds no partition.
@@ -98,10 +108,28 @@ begin
         perform pg_notify('actiond_wakeup', '');
     end if;
 
-    -- 4. One row per input. Arrays are zipped with unnest, never subscripted: reading element
-    --    k of a text[] walks the array, which would make a batch quadratic. This statement
-    --    sees rows committed by concurrent submits since step 3 began, so every valid input
-    --    that step 3 did not store finds its original, unless a prune removed it meanwhile.
+    -- 4a. The earlier events of the valid inputs that step 3 did not store (duplicates, or
+    --     ids reused), read once by their keys into arrays. This statement sees rows committed
+    --     by concurrent submits since step 3 began, so every such input finds its original,
+    --     unless a prune removed it meanwhile. A statement of its own, filtered by user, so
+    --     that on Citus it is one index probe per shard (a lateral join from the inputs to
+    --     the distributed log is refused there); it runs only when some input was not stored.
+    select array_agg(i.e ->> 'user_id'), array_agg(i.e ->> 'id')
+    into dup_users, dup_ids
+    from unnest(events, messages, stored_positions) as i(e, message, stored)
+    where i.message is null and i.stored = 0;
+    if dup_users is not null then
+        select array_agg(ei.user_id), array_agg(ei.id), array_agg(ev.position), array_agg(ev.type),
+               array_agg(ev.occurred_at), array_agg(ev.data)
+        into prior_users, prior_ids, prior_positions, prior_types, prior_times, prior_data
+        from actiond.event_ids ei
+        join actiond.events ev on ev.user_id = ei.user_id and ev.position = ei.position
+        where ei.user_id = any(dup_users)
+          and (ei.user_id, ei.id) in (select d.u, d.id from unnest(dup_users, dup_ids) as d(u, id));
+    end if;
+
+    -- 4b. One row per input. Arrays are zipped with unnest, never subscripted: reading element
+    --     k of a text[] walks the array, which would make a batch quadratic.
     return query
     select i.n::integer,
            case
@@ -123,23 +151,17 @@ begin
                when ins.p is null and prior.position is null then
                    'id: its earlier event was pruned while this submit ran; submit it again'
                when ins.p is null and same.position is null then
-                   'id: was already submitted with different content (position '
-                   || coalesce(prior.position::text, '?') || '); an id is an idempotency key and cannot be reused'
+                   'id: was already submitted for this user_id with different content (position '
+                   || coalesce(prior.position::text, '?') || '); an id is the user''s idempotency key and cannot be reused'
            end
     from unnest(events, codes, messages, stored_positions) with ordinality as i(e, code, message, stored, n)
     cross join lateral (select nullif(i.stored, 0) as p) ins
-    -- Lateral, so the ids are probed by their index only for inputs that were not stored
-    -- (a plain join was planned as a scan of the whole log), then the log by position.
-    left join lateral (
-        select ev.position, ev.type, ev.user_id, ev.occurred_at, ev.data
-        from actiond.event_ids ei
-        join actiond.events ev on ev.position = ei.position
-        where i.message is null and ins.p is null and ei.id = i.e ->> 'id'
-    ) prior on true
+    left join unnest(prior_users, prior_ids, prior_positions, prior_types, prior_times, prior_data)
+        as prior(user_id, id, position, type, occurred_at, data)
+        on i.message is null and ins.p is null and prior.user_id = i.e ->> 'user_id' and prior.id = i.e ->> 'id'
     left join lateral (
         select prior.position
         where prior.type = i.e ->> 'type'
-          and prior.user_id = i.e ->> 'user_id'
           and prior.occurred_at = case when i.message is null then (i.e ->> 'occurred_at')::timestamptz end
           and prior.data = i.e -> 'data'
     ) same on true

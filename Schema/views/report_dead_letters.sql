@@ -10,7 +10,7 @@ select o.position,
        o.last_error,
        o.decided_at as failed_at
 from actiond.outcomes o
-join actiond.events e on e.position = o.position
+join actiond.events e on e.user_id = o.user_id and e.position = o.position
 where o.outcome = 'dead' and o.discarded_at is null
 order by o.position;
 

@@ -12,7 +12,8 @@ with statuses(status, ordinal) as (
     values ('queued', 1), ('retrying', 2), ('paused', 3), ('held', 4), ('stashed', 5), ('dead', 6)
 ), everyone as (
     -- `actiond pause` without --user (migration 002: the row '').
-    select exists (select from actiond.pauses p where p.user_id = '') as paused
+    -- (`select 1`, not `select`: Citus cannot pass on a CTE of a row with no columns.)
+    select exists (select 1 from actiond.pauses p where p.user_id = '') as paused
 ), pending as (
     select case when e.paused or p.user_id is not null then 'paused'
                 when u.run_at > now() then 'retrying'
@@ -23,14 +24,25 @@ with statuses(status, ordinal) as (
     left join actiond.pauses p on p.user_id = u.user_id
     cross join everyone e
     group by 1
+), oldest_held as (
+    select count(*) as events, min(h.position) as oldest_position from actiond.held h
+), oldest_events as (
+    -- The oldest waiting event of each status is the one with the smallest position: one index
+    -- probe into the log per status, whatever its size. The positions go in as one array (an
+    -- index condition on every partition), and the rows are joined back below: Citus plans
+    -- the aggregates first and refuses a correlated subquery over them.
+    select e.position, e.submitted_at
+    from actiond.events e
+    where e.position = any (array(select oldest_position from pending
+                                  union all select oldest_position from oldest_held))
 ), waiting as (
-    -- The oldest waiting event is the one with the smallest position: one index probe into
-    -- the log per status, whatever its size.
-    select p.status, p.events, (select e.submitted_at from actiond.events e where e.position = p.oldest_position) as oldest
+    select p.status, p.events, o.submitted_at as oldest
     from pending p
+    left join oldest_events o on o.position = p.oldest_position
     union all
-    select 'held', count(*), (select e.submitted_at from actiond.events e where e.position = min(h.position))
-    from actiond.held h
+    select 'held', h.events, o.submitted_at
+    from oldest_held h
+    left join oldest_events o on o.position = h.oldest_position
     union all
     select 'stashed', count(*), min(s.stashed_at) from actiond.stash s
     union all

@@ -52,8 +52,25 @@ struct SubmitFunctionTests {
 
             let changed = try await Self.submit(event.setting(["data", "request_id"], to: .string("req-2")), on: db)
             #expect(changed.sqlState == "23505")
-            #expect(changed.message?.contains("id: was already submitted with different content (position \(position))") == true)
+            #expect(changed.message?.contains("id: was already submitted for this user_id with different content (position \(position))") == true)
             #expect(try await Self.stored(db) == (2, 2))
+
+            // An id is unique per user (004_distributable_keys.sql): the same id for another
+            // user is another event, and a duplicate of that one only; look-alike user ids
+            // (composed vs decomposed) are other users.
+            let forBo = event.setting(["user_id"], to: .string("bo"))
+            guard case .result(let boJSON) = try await Self.submit(forBo, on: db), boJSON.contains(#""status": "accepted""#) else {
+                Issue.record("the same id for another user was not accepted"); return
+            }
+            let boPosition = try await db.scalar("SELECT position FROM actiond.events WHERE id = 'sent-1' AND user_id = 'bo'", as: Int.self)
+            #expect(boPosition > position)
+            #expect(try await Self.submit(forBo, on: db) == .result(#"{"status": "duplicate", "position": \#(boPosition)}"#))
+            let decomposed = event.setting(["user_id"], to: .string("Jose\u{0301}"))
+            let composed = event.setting(["user_id"], to: .string("Jos\u{00E9}"))
+            #expect(try await Self.submit(decomposed, on: db).sqlState == nil)
+            #expect(try await Self.submit(composed, on: db).sqlState == nil)
+            #expect(try await Self.stored(db) == (5, 5))
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.event_ids WHERE id = 'sent-1'", as: Int.self) == 4)
         }
     }
 

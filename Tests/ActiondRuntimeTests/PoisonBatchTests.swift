@@ -122,7 +122,7 @@ struct PoisonBatchTests {
             try await DomainProcessingTests.submit([first], to: db)
             let data = #"{"request_id":"huge-inv","action":"\#(action)","locked":false}"#
             try await db.client.query("""
-                WITH i AS (INSERT INTO actiond.event_ids (id) VALUES ('huge-2') RETURNING id, position),
+                WITH i AS (INSERT INTO actiond.event_ids (user_id, id) VALUES ('huge', 'huge-2') RETURNING id, position),
                      e AS (INSERT INTO actiond.events (position, id, type, user_id, occurred_at, data)
                            SELECT position, id, 'notification.response', 'huge', '2026-11-22T09:30:10Z', \(data)::jsonb FROM i
                            RETURNING position, user_id),
@@ -135,7 +135,7 @@ struct PoisonBatchTests {
             #expect(outcomes["huge-2"] == "dead")
             #expect(outcomes["huge-3"] == "applied", "the user's later event went on")
             let error = try await db.scalar("""
-                SELECT o.last_error FROM actiond.outcomes o JOIN actiond.events e USING (position) WHERE e.id = 'huge-2'
+                SELECT o.last_error FROM actiond.outcomes o JOIN actiond.events e USING (user_id, position) WHERE e.id = 'huge-2'
                 """, as: String.self)
             #expect(error.hasPrefix("54000: "), "\(error)")
             let ledger = try await Ledger.read(db)

@@ -39,7 +39,18 @@ struct ReportViewTests {
         try await TestDatabase.with { db in
             try await DomainProcessingTests.submit(MixedWorkload(users: 80, seed: 5, runID: "r").events(), to: db)
             try await DomainProcessingTests.drain(db, batchSize: 30)
-            try await db.client.query("UPDATE actiond.outcomes SET outcome = 'dead', reason = NULL, last_error = 'boom' WHERE position IN (1, 2)", logger: db.logger).drain()
+            // Two dead letters, written directly (the built-in handlers never give up on valid
+            // input), counted as every writer of outcomes counts them: count_changed, since no
+            // trigger counts (004_distributable_keys.sql).
+            try await db.client.query("""
+                WITH old AS (SELECT position, category, action, outcome, reason FROM actiond.outcomes WHERE position IN (1, 2)),
+                     changed AS (UPDATE actiond.outcomes o SET outcome = 'dead', reason = NULL, last_error = 'boom'
+                                 FROM old WHERE o.position = old.position RETURNING o.position)
+                SELECT actiond.count_changed(jsonb_agg(x.row), now())
+                FROM old CROSS JOIN LATERAL (VALUES
+                    (jsonb_build_object('category', old.category, 'action', old.action, 'outcome', old.outcome, 'reason', old.reason, 'delta', -1)),
+                    (jsonb_build_object('category', old.category, 'action', old.action, 'outcome', 'dead', 'reason', NULL, 'delta', 1))) x(row)
+                """, logger: db.logger).drain()
 
             let outcomes = try await db.scalar("SELECT count(*) FROM actiond.outcomes", as: Int.self)
             #expect(try await db.scalar("SELECT sum(events)::bigint FROM actiond.report_outcomes", as: Int.self) == outcomes)

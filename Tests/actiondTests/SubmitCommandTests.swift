@@ -32,7 +32,7 @@ struct SubmitCommandTests {
             let refused = run.standardError.split(separator: "\n").filter { $0.hasPrefix("line ") }
             #expect(refused.count == 3, "\(run.standardError)")
             #expect(refused.first?.hasPrefix("line 3: refused [22P02] event: not valid JSON") == true, "\(refused)")
-            #expect(refused.dropFirst().first?.hasPrefix("line 5: refused [23505] id: was already submitted with different content") == true, "\(refused)")
+            #expect(refused.dropFirst().first?.hasPrefix("line 5: refused [23505] id: was already submitted for this user_id with different content") == true, "\(refused)")
             #expect(refused.last?.hasPrefix(#"line 6: refused [22007] occurred_at: must be an RFC 3339 date-time"#) == true, "\(refused)")
             #expect(try await db.scalar("SELECT string_agg(id, ',' ORDER BY position) FROM actiond.events", as: String.self) == "a,c")
         }

@@ -78,7 +78,7 @@ struct DemoCommand: AsyncParsableCommand {
 
             let summary = try await client.query("""
                 SELECT o.outcome || coalesce(' ' || o.reason, ''), count(*)
-                FROM actiond.outcomes o JOIN actiond.events e USING (position)
+                FROM actiond.outcomes o JOIN actiond.events e USING (user_id, position)
                 WHERE e.id LIKE \(runID + "-%") GROUP BY 1 ORDER BY 2 DESC
                 """, logger: logger)
             var lines: [String] = []

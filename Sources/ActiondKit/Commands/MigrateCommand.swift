@@ -5,7 +5,7 @@ import ArgumentParser
 struct MigrateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
-        abstract: "Apply the schema this build ships: table migrations (each once, in order), functions, views and triggers (again when changed), handlers' report views; load the default categories on a fresh database.")
+        abstract: "Apply the schema this build ships: table migrations (each once, in order), functions and views (again when changed), handlers' report views; load the default categories on a fresh database.")
 
     @OptionGroup var options: GlobalOptions
 
@@ -19,7 +19,7 @@ struct MigrateCommand: AsyncParsableCommand {
             } else {
                 for name in report.applied { print("applied \(name)") }
             }
-            if report.objects > 0 { print("applied \(report.objects) functions, views and triggers (Schema/functions, views, triggers)") }
+            if report.objects > 0 { print("applied \(report.objects) functions, views and grants (Schema/functions, views, grants)") }
             for view in report.views { print("installed handler report view \(view)") }
             if let version = report.loadedDefaultCategories {
                 print("loaded the default categories as version \(version)")

@@ -29,14 +29,13 @@ package struct Migration: Sendable, Hashable {
         EmbeddedResources.schemaFiles.first { $0.name == "roles/roles.sql" }?.sql ?? "")
 }
 
-/// A function, view or trigger (`Schema/functions/NAME.sql`, `Schema/views/NAME.sql`,
-/// `Schema/triggers/NAME.sql`), or the grants (`Schema/grants/grants.sql`): the one current
+/// A function or view (`Schema/functions/NAME.sql`, `Schema/views/NAME.sql`), or the grants (`Schema/grants/grants.sql`): the one current
 /// definition of the object, re-applied by `actiond migrate` whenever any of these files changes.
 package struct SchemaObject: Sendable, Hashable {
     package enum Kind: String, Sendable, Hashable, CaseIterable {
-        // In the order they are created: views call functions, triggers name functions,
-        // grants name all of them.
-        case functions, views, triggers, grants
+        // In the order they are created: views call functions, grants name all of them.
+        // (No triggers since 004_distributable_keys.sql: Citus refuses them on distributed tables.)
+        case functions, views, grants
     }
 
     package var kind: Kind
@@ -53,7 +52,7 @@ package struct SchemaObject: Sendable, Hashable {
     /// `functions/claim.sql`: how it is recorded in `actiond.schema_objects`.
     package var path: String { "\(kind.rawValue)/\(name).sql" }
 
-    /// The objects this build ships: functions, then views, then triggers, each by name.
+    /// The objects this build ships: functions, then views, then the grants, each by name.
     package static let all: [SchemaObject] = EmbeddedResources.schemaFiles.compactMap { file -> SchemaObject? in
         let parts = file.name.split(separator: "/", maxSplits: 1)
         guard parts.count == 2, let kind = Kind(rawValue: String(parts[0])) else { return nil }

@@ -9,7 +9,7 @@ import PostgresNIO
 ///
 /// 1. the numbered table migrations (`Schema/migrations`), in order, each once, in its own
 ///    transaction, with a checksum that must never change afterwards;
-/// 2. the functions, views and triggers (`Schema/functions`, `views`, `triggers`): when any
+/// 2. the functions and views (`Schema/functions`, `views`) and the grants: when any
 ///    file differs from what the database last applied, all of them are dropped and created
 ///    again in one transaction, so each object has exactly its one file's definition and an
 ///    object whose file was removed is gone;
@@ -28,7 +28,7 @@ package struct Migrator: Sendable {
         package var loadedDefaultCategories: Int?
         /// Handlers' report views created or re-created by this run.
         package var views: [String] = []
-        /// How many functions, views and triggers this run applied (0: all were current).
+        /// How many functions, views and grants this run applied (0: all were current).
         package var objects: Int = 0
     }
 
@@ -226,11 +226,11 @@ package struct Migrator: Sendable {
         for try await (path, checksum) in rows.decode((String, String).self) { recorded[path] = checksum }
         let wanted = Dictionary(uniqueKeysWithValues: zip(objects.map(\.path), checksums))
         if recorded == wanted { return 0 }
-        logger.info("applying functions, views and triggers", metadata: ["objects": "\(objects.count)"])
+        logger.info("applying functions, views and grants", metadata: ["objects": "\(objects.count)"])
         try await connection.transaction(logger: logger) { connection in
             // Bodies refer to each other in any order; each is checked when it first runs.
             try await connection.query("SET LOCAL check_function_bodies = off", logger: logger).drain()
-            // Every function of the schema goes (with the triggers and views that use it), so
+            // Every function of the schema goes (with the views that use it), so
             // a function whose file was removed or whose signature changed leaves nothing behind.
             try await connection.query("""
                 DO $drop$

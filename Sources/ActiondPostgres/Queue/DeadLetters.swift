@@ -25,15 +25,31 @@ package enum DeadLetters {
             .collect().map { try $0.decode(Int64.self) }
     }
 
-    /// nil for all; else the event with that id, or, when no event has that id, the one at
-    /// that position.
+    /// nil for all; else the dead letter whose event has that id, or, when none has, the one
+    /// at that position. Ids are unique per user (004_distributable_keys.sql): an id that
+    /// names dead letters of several users is refused, with their positions to choose from.
+    /// Reads the partial index of dead outcomes, never the whole log.
     private static func resolve(_ selection: Selection, on client: PostgresClient, logger: Logger) async throws -> [Int64]? {
         guard case .event(let key) = selection else { return nil }
         let asPosition = Int64(key) ?? -1
-        return try await client.query("""
-            SELECT coalesce((SELECT position FROM actiond.event_ids WHERE id = \(key)),
-                            (SELECT position FROM actiond.events WHERE position = \(asPosition)))
-            """, logger: logger)
-            .collect().compactMap { try $0.decode(Int64?.self) }
+        let byID = try await client.query("""
+            SELECT o.position FROM actiond.outcomes o
+            JOIN actiond.events e ON e.user_id = o.user_id AND e.position = o.position
+            WHERE o.outcome = 'dead' AND o.discarded_at IS NULL AND e.id = \(key)
+            ORDER BY o.position
+            """, logger: logger).collect().map { try $0.decode(Int64.self) }
+        if byID.count > 1 {
+            throw DeadLetterSelectionError(id: key, positions: byID)
+        }
+        return byID.isEmpty ? [asPosition] : byID
+    }
+}
+
+/// An event id that names dead letters of several users (ids are unique per user).
+package struct DeadLetterSelectionError: Error, CustomStringConvertible {
+    package var id: String
+    package var positions: [Int64]
+    package var description: String {
+        "ID: the event id \(id) names dead letters of \(positions.count) users (positions \(positions.map(String.init).joined(separator: ", "))); an id is unique per user: give the position"
     }
 }
