@@ -1,7 +1,7 @@
 import Foundation
 import PackagePlugin
 
-/// Embeds `Schema/{roles,migrations,functions,views,grants}/*.sql` and `categories/default.json` into the target as
+/// Embeds `Schema/{roles,migrations,functions,views,grants,citus}/*.sql` and `categories/default.json` into the target as
 /// Swift string literals, so the `actiond` binary carries its migrations and default
 /// categories and needs no files beside it at run time. (SwiftPM resources must live inside
 /// the target's folder; the contract keeps `Schema/` at the top level for DBAs to read.)
@@ -11,9 +11,10 @@ struct EmbedResources: BuildToolPlugin {
         let root = context.package.directoryURL
         let schema = root.appending(path: "Schema")
         // The roles, the numbered table migrations, then one file per function and view, then
-        // the grants. (No triggers since 004_distributable_keys.sql: Citus refuses them.)
+        // the grants. (No triggers since 004_distributable_keys.sql: Citus refuses them.) Then
+        // what `actiond migrate --citus` runs after all of them.
         var sqlFiles: [URL] = []
-        for folder in ["roles", "migrations", "functions", "views", "grants"] {
+        for folder in ["roles", "migrations", "functions", "views", "grants", "citus"] {
             sqlFiles += try FileManager.default.contentsOfDirectory(at: schema.appending(path: folder), includingPropertiesForKeys: nil)
                 .filter { $0.pathExtension == "sql" }
                 .sorted { $0.lastPathComponent < $1.lastPathComponent }

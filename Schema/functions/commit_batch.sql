@@ -116,8 +116,9 @@ begin
               category text, action text, submitted_us bigint);
     perform actiond.count_decided(batch -> 'done', clock);
 
-    insert into actiond.user_progress as p (user_id, processed_events, last_position)
-    select d."user", count(*), max(d.position)
+    -- No variable in SET: Citus sends it to the shard as a parameter of unknown type.
+    insert into actiond.user_progress as p (user_id, processed_events, last_position, updated_at)
+    select d."user", count(*), max(d.position), started
     from jsonb_to_recordset(batch -> 'done') as d(position bigint, "user" text, outcome text)
     where d.outcome <> 'dead'
     group by d."user"
@@ -125,7 +126,7 @@ begin
     on conflict (user_id) do update
         set processed_events = p.processed_events + excluded.processed_events,
             last_position = greatest(p.last_position, excluded.last_position),
-            updated_at = started;
+            updated_at = excluded.updated_at;
 
     delete from actiond.queue q
     where q.user_id = any(users)
@@ -162,9 +163,12 @@ begin
         where h.request_id in (select r.value from jsonb_array_elements_text(batch -> 'recorded') r)
           and (h.user_id = any(users) or not on_citus);
     end if;
+    -- (From user_queues, where the claimed users' rows are locked, not from unnest(users):
+    -- Citus pushes a correlated subquery down only between co-located tables.)
     emptied := array(
-        select u.user_id from unnest(users) as u(user_id)
-        where not exists (select 1 from actiond.queue q where q.user_id = u.user_id));
+        select u.user_id from actiond.user_queues u
+        where u.user_id = any(users)
+          and not exists (select 1 from actiond.queue q where q.user_id = u.user_id));
     perform actiond.lock_users(emptied);
 
     if cardinality(held_positions) > 0 then

@@ -1,13 +1,14 @@
 -- Whether no event waits for a worker: what `actiond work --drain` asks before it exits.
 -- Held, stashed and dead events do not wait in the queue; paused users' events wait for
 -- `actiond resume`, not for a worker, so they do not count either.
+-- (`select 1`, not `select`: Citus cannot pass on a subquery of rows with no columns.)
 create function actiond.queue_is_empty() returns boolean
 language sql stable
 -- Runs as its owner (SECURITY.md): callers are granted EXECUTE on it, not the tables.
 security definer set search_path = actiond, pg_temp
 as $$
-    select exists (select from actiond.pauses p where p.user_id = '')
-        or not exists (select from actiond.user_queues uq
-                       where not exists (select from actiond.pauses p where p.user_id = uq.user_id)
-                         and exists (select from actiond.queue q where q.user_id = uq.user_id))
+    select exists (select 1 from actiond.pauses p where p.user_id = '')
+        or not exists (select 1 from actiond.user_queues uq
+                       where not exists (select 1 from actiond.pauses p where p.user_id = uq.user_id)
+                         and exists (select 1 from actiond.queue q where q.user_id = uq.user_id))
 $$;

@@ -9,10 +9,13 @@ struct MigrateCommand: AsyncParsableCommand {
 
     @OptionGroup var options: GlobalOptions
 
+    @Flag(help: "Then distribute the per-user tables by user on the Citus cluster whose coordinator the database is (the citus extension and its worker nodes must be set up; docs/citus.md). Idempotent.")
+    var citus = false
+
     func run() async throws {
         let logger = try options.makeLogger()
         try await Database.withClient(options.database, logger: logger) { client, url in
-            let report = try await Migrator(client: client, logger: logger, handlers: Installed.handlers).migrate()
+            let report = try await Migrator(client: client, logger: logger, handlers: Installed.handlers).migrate(citus: citus)
             print("database: \(url)")
             if report.applied.isEmpty {
                 print("schema up to date (\(report.alreadyApplied.count) migrations applied before)")
@@ -23,6 +26,17 @@ struct MigrateCommand: AsyncParsableCommand {
             for view in report.views { print("installed handler report view \(view)") }
             if let version = report.loadedDefaultCategories {
                 print("loaded the default categories as version \(version)")
+            }
+            if let distribution = report.citus {
+                print("citus \(distribution.version), \(distribution.workerNodes) worker nodes")
+                if distribution.distributed.isEmpty {
+                    print("citus: every table already distributed (\(distribution.citusTables) tables known to Citus)")
+                } else {
+                    print("citus: distributed \(distribution.distributed.joined(separator: ", "))")
+                }
+                print("citus: \(distribution.shardGroups) shard groups, each user's rows on one of them")
+            } else if report.citusInstalled {
+                print("the citus extension is installed: `actiond migrate --citus` distributes the tables by user (docs/citus.md)")
             }
         }
     }

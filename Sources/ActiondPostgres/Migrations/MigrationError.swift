@@ -11,6 +11,8 @@ package struct MigrationError: Error, Sendable, CustomStringConvertible {
         case statementFailed = "statement_failed"
         /// The schema is missing or not this build's, and the connecting role may not migrate.
         case notMigrated = "not_migrated"
+        /// `migrate --citus` on a database without the citus extension or worker nodes.
+        case citusMissing = "citus_missing"
     }
 
     package var code: Code

@@ -30,6 +30,10 @@ package struct Migrator: Sendable {
         package var views: [String] = []
         /// How many functions, views and grants this run applied (0: all were current).
         package var objects: Int = 0
+        /// What `migrate --citus` distributed (nil without `--citus`).
+        package var citus: CitusDistribution.Report?
+        /// The database has the citus extension (whether or not this run distributed).
+        package var citusInstalled: Bool = false
     }
 
     /// Key of the advisory lock that serialises migrations in one database.
@@ -50,14 +54,23 @@ package struct Migrator: Sendable {
         self.handlers = handlers
     }
 
-    package func migrate() async throws -> Report {
+    /// `citus`: after the plain schema, distribute the per-user tables on the Citus cluster
+    /// this database is the coordinator of (`CitusDistribution`).
+    package func migrate(citus: Bool = false) async throws -> Report {
         try await client.withConnection { connection in
             try await connection.query("SELECT pg_advisory_lock(\(Self.lockKey))", logger: logger).drain()
             do {
                 try await setUpRoles(on: connection)
+                let distribution = CitusDistribution(logger: logger)
+                let cluster = citus ? try await distribution.checkCluster(on: connection) : nil
                 // Everything after is created as (and owned by) actiond_owner.
                 try await connection.query("SET ROLE actiond_owner", logger: logger).drain()
-                let report = try await migrateLocked(connection)
+                var report = try await migrateLocked(connection)
+                if let cluster {
+                    report.citus = try await distribution.distribute(on: connection, version: cluster.version, workerNodes: cluster.workerNodes)
+                }
+                report.citusInstalled = try await connection.query(
+                    "SELECT EXISTS (SELECT FROM pg_extension WHERE extname = 'citus')", logger: logger).collect().first?.decode(Bool.self) ?? false
                 try await connection.query("RESET ROLE", logger: logger).drain()
                 try await connection.query("SELECT pg_advisory_unlock(\(Self.lockKey))", logger: logger).drain()
                 return report

@@ -1,0 +1,42 @@
+-- actiond on Citus (issue 16, docs/citus.md): run by `actiond migrate --citus` after the plain
+-- schema, as actiond_owner, in one transaction. Idempotent: a table Citus already knows is
+-- left as it is (create_distributed_table refuses a second call).
+--
+-- Every per-user table is distributed by its user and co-located with actiond.user_queues,
+-- so a user's queue, log, outcomes, stash, idempotency keys, progress and state share one
+-- shard, and a statement naming users of one shard routes to one node. domain_events is
+-- distributed by its stream's user. pauses is a reference table (read in the claim's
+-- statements on every node). Everything else (categories, report counters, settings, the
+-- migrator's bookkeeping) stays on the coordinator, where every function runs (Stage A).
+do $distribute$
+declare
+    t record;
+begin
+    if not exists (select from pg_dist_partition where logicalrelid = 'actiond.user_queues'::regclass) then
+        perform create_distributed_table('actiond.user_queues', 'user_id');
+    end if;
+    for t in
+        select v.tab::regclass as tab, v.col
+        from (values ('actiond.user_progress', 'user_id'), ('actiond.queue', 'user_id'),
+                     ('actiond.held', 'user_id'), ('actiond.stash', 'user_id'),
+                     ('actiond.event_ids', 'user_id'), ('actiond.events', 'user_id'),
+                     ('actiond.outcomes', 'user_id'), ('actiond.projections', 'user_id'),
+                     ('actiond.projections_rebuild', 'user_id'),
+                     ('actiond.domain_events', 'stream_user')) as v(tab, col)
+    loop
+        if not exists (select from pg_dist_partition where logicalrelid = t.tab) then
+            perform create_distributed_table(t.tab, t.col, colocate_with => 'actiond.user_queues');
+        end if;
+    end loop;
+    if not exists (select from pg_dist_partition where logicalrelid = 'actiond.pauses'::regclass) then
+        perform create_reference_table('actiond.pauses');
+    end if;
+
+    -- The hash range of each shard group, for claim() (004_distributable_keys.sql).
+    delete from actiond.shard_ranges;
+    insert into actiond.shard_ranges (shard_id, lo, hi)
+    select s.shardid, s.shardminvalue::integer, s.shardmaxvalue::integer
+    from pg_dist_shard s
+    where s.logicalrelid = 'actiond.user_queues'::regclass;
+end
+$distribute$;

@@ -1,0 +1,85 @@
+import Logging
+import PostgresNIO
+
+/// `actiond migrate --citus` (issue 16, docs/citus.md): after the plain schema, distributes
+/// every per-user table by its user on a Citus cluster (`Schema/citus/distribute.sql`), all
+/// co-located with `actiond.user_queues`, and makes `actiond.pauses` a reference table.
+/// Idempotent: a table Citus already knows is left as it is. The plain schema needs nothing
+/// of this; without `--citus` a Citus database is migrated like any other.
+package struct CitusDistribution: Sendable {
+    /// What `migrate --citus` found and did.
+    package struct Report: Sendable, Equatable {
+        /// The `citus` extension's version.
+        package var version: String
+        /// Active primary nodes that hold shards.
+        package var workerNodes: Int
+        /// Tables this run distributed or made reference tables (empty on a second run).
+        package var distributed: [String]
+        /// actiond's tables Citus knows after this run (partitions of the log counted too).
+        package var citusTables: Int
+        /// Shard groups of `actiond.user_queues` (recorded in `actiond.shard_ranges` for claim()).
+        package var shardGroups: Int
+    }
+
+    /// `Schema/citus/distribute.sql`, embedded at build time.
+    static let sql = EmbeddedResources.schemaFiles.first { $0.name == "citus/distribute.sql" }?.sql ?? ""
+
+    let logger: Logger
+
+    /// As the connecting role, before anything is migrated: the database has the `citus`
+    /// extension and at least one active worker node, and `actiond_owner` may log in (Citus
+    /// opens its connections to the workers as the current user, and every actiond function
+    /// runs as actiond_owner; each node must accept that role: SECURITY.md). Returns the
+    /// extension's version and the number of worker nodes.
+    func checkCluster(on connection: PostgresConnection) async throws -> (version: String, workerNodes: Int) {
+        let version = try await connection.query(
+            "SELECT extversion FROM pg_extension WHERE extname = 'citus'", logger: logger).collect().first?.decode(String.self)
+        guard let version else {
+            throw MigrationError(
+                code: .citusMissing, migration: "citus/distribute.sql",
+                message: "--citus: this database has no citus extension; on a Citus cluster's coordinator run CREATE EXTENSION citus (a superuser, in this database and on every node) and add the worker nodes with citus_add_node, then migrate again (docs/citus.md). Nothing was changed")
+        }
+        let workers = try await connection.query("""
+            SELECT count(*)::int FROM pg_dist_node
+            WHERE noderole = 'primary' AND isactive AND shouldhaveshards AND groupid <> 0
+            """, logger: logger).collect().first?.decode(Int.self) ?? 0
+        guard workers > 0 else {
+            throw MigrationError(
+                code: .citusMissing, migration: "citus/distribute.sql",
+                message: "--citus: the citus extension \(version) is installed but the cluster has no active worker node to place shards on; add them with SELECT citus_add_node(host, port) on the coordinator, then migrate again. Nothing was changed")
+        }
+        do {
+            try await connection.query("ALTER ROLE actiond_owner LOGIN", logger: logger).drain()
+        } catch {
+            throw MigrationError(
+                code: .statementFailed, migration: "citus/distribute.sql",
+                message: "--citus: actiond_owner must be able to log in (Citus connects to the worker nodes as it): \(DatabaseFailure.describe(error)); run migrate --citus as a superuser or a role with CREATEROLE")
+        }
+        return (version, workers)
+    }
+
+    /// As actiond_owner, after the plain schema: distributes what is not yet distributed, in
+    /// one transaction, and refills `actiond.shard_ranges`.
+    func distribute(on connection: PostgresConnection, version: String, workerNodes: Int) async throws -> Report {
+        let knownQuery: PostgresQuery = """
+            SELECT logicalrelid::regclass::text FROM pg_dist_partition p
+            JOIN pg_class c ON c.oid = p.logicalrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = 'actiond'
+            """
+        let before = Set(try await connection.query(knownQuery, logger: logger).collect().map { try $0.decode(String.self) })
+        do {
+            try await connection.transaction(logger: logger) { connection in
+                for statement in SQLStatementSplitter.split(Self.sql) {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).drain()
+                }
+            }
+        } catch {
+            throw MigrationError(code: .statementFailed, migration: "citus/distribute.sql", message: DatabaseFailure.describe(error))
+        }
+        let after = Set(try await connection.query(knownQuery, logger: logger).collect().map { try $0.decode(String.self) })
+        let groups = try await connection.query("SELECT count(*)::int FROM actiond.shard_ranges", logger: logger)
+            .collect().first?.decode(Int.self) ?? 0
+        return Report(version: version, workerNodes: workerNodes, distributed: after.subtracting(before).sorted(),
+                      citusTables: after.count, shardGroups: groups)
+    }
+}

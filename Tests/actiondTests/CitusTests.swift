@@ -1,0 +1,192 @@
+import ActiondDomain
+import ActiondPostgres
+import ActiondRuntime
+import ActiondTestSupport
+import Foundation
+import Logging
+import PostgresNIO
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// actiond on a real Citus cluster (issue 16, docs/citus.md), through the binary: migrate
+/// --citus, submit a mixed workload over many users, drain it with two worker processes, and
+/// find every outcome and projection equal to a plain-PostgreSQL run of the same workload.
+///
+/// Runs only when `ACTIOND_CITUS_URL` names a coordinator's database (a superuser; the
+/// `citus` extension created and worker nodes added, docs/citus.md says how); the test drops
+/// that database's schema `actiond` first. Without it the suite is skipped, and says so: CI
+/// has no Citus (it is not in the machine's package archive).
+@Suite("actiond on Citus", .enabled(if: CitusCluster.url != nil,
+                                    "ACTIOND_CITUS_URL is not set: no Citus cluster to run against (docs/citus.md)"),
+       .timeLimit(.minutes(10)))
+struct CitusTests {
+    /// The per-user tables, each distributed by this column (the log's partitions follow their parent).
+    static let distributed = [
+        "user_queues": "user_id", "user_progress": "user_id", "queue": "user_id", "held": "user_id",
+        "stash": "user_id", "event_ids": "user_id", "events": "user_id", "outcomes": "user_id",
+        "projections": "user_id", "projections_rebuild": "user_id", "domain_events": "stream_user",
+    ]
+
+    @Test func aMixedWorkloadDrainedByTwoWorkersOnCitusEqualsPlainPostgreSQL() async throws {
+        let citus = try #require(CitusCluster.url)
+        var logger = Logger(label: "actiond.tests")
+        logger.logLevel = .warning
+        try await PostgresClient.withClient(citus, logger: logger) { client in
+            try await client.query("DROP SCHEMA IF EXISTS actiond CASCADE", logger: logger).drain()
+
+            // migrate --citus distributes, and a second run finds nothing to do.
+            let first = try await ActiondProcess.run(["migrate", "--citus"], database: citus)
+            #expect(first.status == 0, "\(first.standardError)")
+            #expect(first.standardOutput.contains("citus: distributed actiond.domain_events"), "\(first.standardOutput)")
+            let second = try await ActiondProcess.run(["migrate", "--citus"], database: citus)
+            #expect(second.status == 0, "\(second.standardError)")
+            #expect(second.standardOutput.contains("citus: every table already distributed"), "\(second.standardOutput)")
+            // Each per-user table by its user, all in one co-location group; pauses a
+            // reference table; categories and counters stay on the coordinator.
+            let rows = try await client.query("""
+                SELECT c.relname::text, p.partmethod::text, coalesce(column_to_column_name(p.logicalrelid, p.partkey), ''),
+                       p.colocationid = (SELECT colocationid FROM pg_dist_partition WHERE logicalrelid = 'actiond.user_queues'::regclass)
+                FROM pg_dist_partition p JOIN pg_class c ON c.oid = p.logicalrelid
+                JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'actiond'
+                """, logger: logger).collect()
+            var tables: [String: (method: String, column: String, colocated: Bool)] = [:]
+            for row in rows {
+                let (name, method, column, colocated) = try row.decode((String, String, String, Bool).self)
+                tables[name] = (method, column, colocated)
+            }
+            for (table, column) in Self.distributed {
+                #expect(tables[table]?.method == "h" && tables[table]?.column == column && tables[table]?.colocated == true,
+                        "\(table) distributed by \(column), co-located with user_queues")
+            }
+            #expect(tables["pauses"]?.method == "n", "pauses is a reference table")
+            #expect(tables["category_versions"] == nil && tables["report_counters"] == nil)
+            #expect(try await client.query("SELECT count(*) FROM actiond.shard_ranges", logger: logger)
+                .collect().first!.decode(Int.self) > 1)
+
+            // The same workload on Citus (two worker processes) and on plain PostgreSQL.
+            // Cancellations come in rounds of their own (see `rounds`): which of two users'
+            // events a worker reaches first is not fixed, on one server or on many.
+            var mixed = MixedWorkload(users: 400, seed: 16, runID: "citus")
+            mixed.meetingCancellations = false
+            let workload = mixed.events()
+            let input = workload.joined(separator: "\n")
+            let submitted = try await ActiondProcess.run(["submit", "-"], database: citus, input: input)
+            #expect(submitted.status == 0, "\(submitted.standardError)")
+            #expect(submitted.standardOutput.contains("\(workload.count) accepted"), "\(submitted.standardOutput)")
+            // Idempotent by (user_id, id) on the cluster too.
+            let again = try await ActiondProcess.run(["submit", "-"], database: citus, input: input)
+            #expect(again.standardOutput.contains("0 accepted, \(workload.count) duplicate"), "\(again.standardOutput)")
+            let workers = try (0..<2).map { _ in
+                try ActiondProcess.start(["work", "--drain", "--concurrency", "2", "--batch-size", "100"], database: citus)
+            }
+            // A worker that cannot finish (a statement Citus refuses is retried forever) is
+            // killed after five minutes, and the test says so instead of outliving its limit.
+            let watchdog = Task {
+                try await Task.sleep(for: .seconds(300))
+                for worker in workers { worker.send(SIGKILL) }
+            }
+            for worker in workers {
+                let ended = try await worker.exit()
+                #expect(ended.status == 0, "\(ended.standardError.suffix(3000))")
+            }
+            watchdog.cancel()
+            // A shared state across shards: every other meeting is cancelled by its organizer,
+            // then each of its invitees answers again, and is refused on every shard.
+            for round in Self.rounds(users: 400) {
+                let sent = try await ActiondProcess.run(["submit", "-"], database: citus, input: round.joined(separator: "\n"))
+                #expect(sent.standardOutput.contains("\(round.count) accepted"), "\(sent.standardOutput)")
+                let worked = try await ActiondProcess.run(["work", "--drain"], database: citus)
+                #expect(worked.status == 0, "\(worked.standardError.suffix(3000))")
+            }
+            let total = workload.count + Self.rounds(users: 400).map(\.count).reduce(0, +)
+            #expect(try await client.query("""
+                SELECT count(*) FROM actiond.outcomes o JOIN actiond.events e USING (user_id, position)
+                WHERE e.id LIKE 'citus-late-%' AND o.reason = 'meeting_cancelled'
+                """, logger: logger).collect().first!.decode(Int.self) == 200, "every late answer refused")
+
+            // Whatever one worker left when it found nothing more to claim, the other finished:
+            // nothing is queued, held, stashed or dead, and each effect counted once.
+            let left = try await client.query("""
+                SELECT (SELECT count(*) FROM actiond.queue) + (SELECT count(*) FROM actiond.held)
+                     + (SELECT count(*) FROM actiond.stash) + (SELECT count(*) FROM actiond.user_queues),
+                       (SELECT count(*) FROM actiond.outcomes),
+                       (SELECT coalesce(sum(processed_events), 0)::bigint FROM actiond.user_progress)
+                """, logger: logger).collect().first!.decode((Int, Int, Int).self)
+            #expect(left.0 == 0, "nothing left waiting")
+            #expect(left.1 == total, "one outcome per event")
+            #expect(left.2 == total, "no effect applied twice or lost")
+
+            let onCitus = try await Self.results(client, logger: logger)
+            let onPostgres = try await TestDatabase.with { db in
+                let plain = try await ActiondProcess.run(["submit", "-"], database: db.url, input: input)
+                #expect(plain.status == 0)
+                let drained = try await ActiondProcess.run(["work", "--drain"], database: db.url)
+                #expect(drained.status == 0, "\(drained.standardError)")
+                for round in Self.rounds(users: 400) {
+                    _ = try await ActiondProcess.run(["submit", "-"], database: db.url, input: round.joined(separator: "\n"))
+                    _ = try await ActiondProcess.run(["work", "--drain"], database: db.url)
+                }
+                return try await Self.results(db.client, logger: logger)
+            }
+            #expect(onCitus.outcomes.count == total)
+            #expect(Set(onCitus.outcomes.map { $0.split(separator: " ")[2] }).count >= 3, "applied, superseded, rejected… not one kind")
+            #expect(onCitus.outcomes == onPostgres.outcomes,
+                    "every outcome as on plain PostgreSQL: \(Self.difference(onCitus.outcomes, onPostgres.outcomes))")
+            #expect(onCitus.projections.count > 400)
+            #expect(onCitus.projections == onPostgres.projections,
+                    "every projection as on plain PostgreSQL: \(Self.difference(onCitus.projections, onPostgres.projections))")
+
+            // The projections are the fold of the domain events.
+            let rebuilt = try await ActiondProcess.run(["rebuild"], database: citus)
+            #expect(rebuilt.status == 0, "\(rebuilt.standardError)")
+            #expect(rebuilt.standardOutput.contains("already equalled the rebuild: nothing changed"), "\(rebuilt.standardOutput)")
+            // The reports answer on the cluster.
+            let report = try await ActiondProcess.run(["report", "queue"], database: citus)
+            #expect(report.status == 0 && report.standardOutput.contains("queued"), "\(report.standardError)")
+        }
+    }
+
+    /// After the workload: the organizers of every other meeting (groups of five users,
+    /// MixedWorkload) cancel it; then each invitee of those meetings answers again.
+    static func rounds(users: Int) -> [[String]] {
+        let cancelledAt = MicrosecondTimestamp.format(Date(timeIntervalSince1970: 1_795_000_000 + 150))
+        let answeredAt = MicrosecondTimestamp.format(Date(timeIntervalSince1970: 1_795_000_000 + 160))
+        let meetings = stride(from: 0, to: users / 5, by: 2)
+        let cancels = meetings.map { meeting in
+            #"{"id":"citus-cancel-\#(meeting)","type":"meeting.cancelled","user_id":"citus-u\#(meeting * 5)","occurred_at":"\#(cancelledAt)","data":{"meeting_id":"citus-meeting-\#(meeting)"}}"#
+        }
+        let answers = meetings.flatMap { meeting in
+            (meeting * 5..<meeting * 5 + 5).map { user in
+                #"{"id":"citus-late-\#(user)","type":"notification.response","user_id":"citus-u\#(user)","occurred_at":"\#(answeredAt)","data":{"request_id":"citus-u\#(user)-invite","action":"ACCEPT_ACTION","locked":false}}"#
+            }
+        }
+        return [cancels, answers]
+    }
+
+    /// The first rows only one side has, for a failure message.
+    static func difference(_ citus: [String], _ postgres: [String]) -> String {
+        let (a, b) = (Set(citus), Set(postgres))
+        return "only on Citus: \(a.subtracting(b).sorted().prefix(8)); only on PostgreSQL: \(b.subtracting(a).sorted().prefix(8))"
+    }
+
+    /// Every outcome (user, event id, outcome, reason) and projection (kind, stream, user,
+    /// state), sorted here (collations may differ): positions differ between databases, these must not.
+    static func results(_ client: PostgresClient, logger: Logger) async throws -> (outcomes: [String], projections: [String]) {
+        let outcomes = try await client.query("""
+            SELECT e.user_id || ' ' || e.id || ' ' || o.outcome || ' ' || coalesce(o.reason, '-')
+            FROM actiond.outcomes o JOIN actiond.events e USING (user_id, position)
+            """, logger: logger).collect().map { try $0.decode(String.self) }.sorted()
+        let projections = try await client.query("""
+            SELECT kind || ' ' || stream_id || ' ' || user_id || ' ' || state::text FROM actiond.projections
+            """, logger: logger).collect().map { try $0.decode(String.self) }.sorted()
+        return (outcomes, projections)
+    }
+}
+
+/// The cluster named by `ACTIOND_CITUS_URL` (outside the suite: its trait reads it).
+enum CitusCluster {
+    static let url: DatabaseURL? = ProcessInfo.processInfo.environment["ACTIOND_CITUS_URL"]
+        .flatMap { $0.isEmpty ? nil : try? DatabaseURL($0) }
+}
