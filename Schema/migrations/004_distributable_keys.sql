@@ -52,6 +52,9 @@ alter table actiond.outcomes add primary key (user_id, position);
 alter table actiond.event_ids add column user_id text;
 update actiond.event_ids i set user_id = e.user_id
 from actiond.events e where e.position = i.position;
+-- A key whose event is not in the log (a prune stopped between forgetting and dropping, or
+-- a submit that never stored its event) names no user: it is forgotten, as the prune would.
+delete from actiond.event_ids where user_id is null;
 alter table actiond.event_ids alter column user_id set not null;
 alter table actiond.event_ids drop constraint event_ids_pkey;
 alter table actiond.event_ids add primary key (user_id, id);

@@ -12,7 +12,8 @@ import Glibc
 
 /// actiond on a real Citus cluster (issue 16, docs/citus.md), through the binary: migrate
 /// --citus, submit a mixed workload over many users, drain it with two worker processes, and
-/// find every outcome and projection equal to a plain-PostgreSQL run of the same workload.
+/// find every outcome and projection equal to a plain-PostgreSQL run of the same workload,
+/// one of the workers killed midway.
 ///
 /// Runs only when `ACTIOND_CITUS_URL` names a coordinator's database (a superuser; the
 /// `citus` extension created and worker nodes added, docs/citus.md says how); the test drops
@@ -87,11 +88,23 @@ struct CitusTests {
                 try await Task.sleep(for: .seconds(300))
                 for worker in workers { worker.send(SIGKILL) }
             }
-            for worker in workers {
-                let ended = try await worker.exit()
-                #expect(ended.status == 0, "\(ended.standardError.suffix(3000))")
+            // One of them is killed mid-batch: its coordinated transaction rolls back on every
+            // node, and the other worker and a third one finish its users.
+            while try await client.query("SELECT count(*) FROM actiond.outcomes", logger: logger)
+                .collect().first!.decode(Int.self) == 0 {
+                try await Task.sleep(for: .milliseconds(5))
             }
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...300)))
+            workers[0].send(SIGKILL)
+            let killed = try await workers[0].exit()
+            #expect(killed.status == 128 + SIGKILL)
+            #expect(try await client.query("SELECT count(*) FROM actiond.outcomes", logger: logger)
+                .collect().first!.decode(Int.self) < workload.count, "killed while there was work left")
+            let other = try await workers[1].exit()
+            #expect(other.status == 0, "\(other.standardError.suffix(3000))")
             watchdog.cancel()
+            let third = try await ActiondProcess.run(["work", "--drain"], database: citus)
+            #expect(third.status == 0, "\(third.standardError.suffix(3000))")
             // A shared state across shards: every other meeting is cancelled by its organizer,
             // then each of its invitees answers again, and is refused on every shard.
             for round in Self.rounds(users: 400) {
@@ -189,4 +202,22 @@ struct CitusTests {
 enum CitusCluster {
     static let url: DatabaseURL? = ProcessInfo.processInfo.environment["ACTIOND_CITUS_URL"]
         .flatMap { $0.isEmpty ? nil : try? DatabaseURL($0) }
+}
+
+/// `migrate --citus` where there is no Citus: refused before anything is created.
+@Suite("actiond migrate --citus without Citus")
+struct MigrateCitusRefusedTests {
+    @Test func aDatabaseWithoutTheExtensionIsRefusedAndNothingChanges() async throws {
+        try await TestDatabase.with(migrated: false) { db in
+            let refused = try await ActiondProcess.run(["migrate", "--citus"], database: db.url)
+            #expect(refused.status != 0)
+            #expect(refused.standardError.contains("--citus: this database has no citus extension"), "\(refused.standardError)")
+            #expect(refused.standardError.contains("Nothing was changed"))
+            #expect(try await db.scalar("SELECT count(*) FROM pg_namespace WHERE nspname = 'actiond'", as: Int.self) == 0)
+            // Plain migrate on the same database says nothing of Citus.
+            let plain = try await ActiondProcess.run(["migrate"], database: db.url)
+            #expect(plain.status == 0, "\(plain.standardError)")
+            #expect(!plain.standardOutput.contains("citus"), "\(plain.standardOutput)")
+        }
+    }
 }

@@ -26,11 +26,9 @@ package struct CitusDistribution: Sendable {
 
     let logger: Logger
 
-    /// As the connecting role, before anything is migrated: the database has the `citus`
-    /// extension and at least one active worker node, and `actiond_owner` may log in (Citus
-    /// opens its connections to the workers as the current user, and every actiond function
-    /// runs as actiond_owner; each node must accept that role: SECURITY.md). Returns the
-    /// extension's version and the number of worker nodes.
+    /// Before anything is migrated, so that a refusal changes nothing: the database has the
+    /// `citus` extension and at least one active worker node. Returns the extension's
+    /// version and the number of worker nodes.
     func checkCluster(on connection: PostgresConnection) async throws -> (version: String, workerNodes: Int) {
         let version = try await connection.query(
             "SELECT extversion FROM pg_extension WHERE extname = 'citus'", logger: logger).collect().first?.decode(String.self)
@@ -48,6 +46,12 @@ package struct CitusDistribution: Sendable {
                 code: .citusMissing, migration: "citus/distribute.sql",
                 message: "--citus: the citus extension \(version) is installed but the cluster has no active worker node to place shards on; add them with SELECT citus_add_node(host, port) on the coordinator, then migrate again. Nothing was changed")
         }
+        return (version, workers)
+    }
+
+    /// After the roles exist: lets actiond_owner log in (Citus connects to the worker nodes
+    /// as the current role, and every actiond function runs as actiond_owner).
+    func allowOwnerLogin(on connection: PostgresConnection) async throws {
         do {
             try await connection.query("ALTER ROLE actiond_owner LOGIN", logger: logger).drain()
         } catch {
@@ -55,7 +59,6 @@ package struct CitusDistribution: Sendable {
                 code: .statementFailed, migration: "citus/distribute.sql",
                 message: "--citus: actiond_owner must be able to log in (Citus connects to the worker nodes as it): \(DatabaseFailure.describe(error)); run migrate --citus as a superuser or a role with CREATEROLE")
         }
-        return (version, workers)
     }
 
     /// As actiond_owner, after the plain schema: distributes what is not yet distributed, in

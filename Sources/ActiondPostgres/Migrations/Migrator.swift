@@ -60,9 +60,10 @@ package struct Migrator: Sendable {
         try await client.withConnection { connection in
             try await connection.query("SELECT pg_advisory_lock(\(Self.lockKey))", logger: logger).drain()
             do {
-                try await setUpRoles(on: connection)
                 let distribution = CitusDistribution(logger: logger)
                 let cluster = citus ? try await distribution.checkCluster(on: connection) : nil
+                try await setUpRoles(on: connection)
+                if cluster != nil { try await distribution.allowOwnerLogin(on: connection) }
                 // Everything after is created as (and owned by) actiond_owner.
                 try await connection.query("SET ROLE actiond_owner", logger: logger).drain()
                 var report = try await migrateLocked(connection)
