@@ -108,19 +108,20 @@ begin
     -- A second statement: its snapshot is taken after the locks were granted (see above).
     clock := clock_timestamp();
     if on_citus then
-        -- Citus refuses a limit in a lateral subquery over unnest; a window partitioned by
-        -- the distribution column is pushed down to the claimed users' one shard. It reads
-        -- each claimed user's whole queue (docs/citus.md: cost).
+        -- The same statement, with every distributed table filtered by the claimed users
+        -- too: planned with their values (migrate --citus sets plan_cache_mode =
+        -- force_custom_plan), Citus routes it to their one shard group.
         return query
         select q.position, q.user_id, q.attempts, e.id, e.type, e.occurred_at, e.data::text, e.submitted_at, version, clock
-        from (
-            select qq.position, qq.user_id, qq.attempts,
-                   row_number() over (partition by qq.user_id order by qq.position) as n
+        from unnest(claimed) as u(user_id)
+        cross join lateral (
+            select qq.position, qq.user_id, qq.attempts
             from actiond.queue qq
-            where qq.user_id = any(claimed)
+            where qq.user_id = u.user_id and qq.user_id = any(claimed)
+            order by qq.position
+            limit per_user
         ) q
-        join actiond.events e on e.user_id = q.user_id and e.position = q.position
-        where q.n <= per_user
+        join actiond.events e on e.user_id = q.user_id and e.position = q.position and e.user_id = any(claimed)
         order by q.position;
     else
         return query

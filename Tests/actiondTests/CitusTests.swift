@@ -36,6 +36,9 @@ struct CitusTests {
         logger.logLevel = .warning
         try await PostgresClient.withClient(citus, logger: logger) { client in
             try await client.query("DROP SCHEMA IF EXISTS actiond CASCADE", logger: logger).drain()
+            try await client.query("""
+                DO $reset$ BEGIN EXECUTE format('ALTER DATABASE %I RESET plan_cache_mode', current_database()); END $reset$
+                """, logger: logger).drain()
 
             // migrate --citus distributes, and a second run finds nothing to do.
             let first = try await ActiondProcess.run(["migrate", "--citus"], database: citus)
@@ -65,6 +68,11 @@ struct CitusTests {
             #expect(tables["category_versions"] == nil && tables["report_counters"] == nil)
             #expect(try await client.query("SELECT count(*) FROM actiond.shard_ranges", logger: logger)
                 .collect().first!.decode(Int.self) > 1)
+            // Statements planned with their values, so that `user_id = any(users)` routes.
+            let mode = try await PostgresClient.withClient(citus, maximumConnections: 1, logger: logger) { fresh in
+                try await fresh.query("SELECT current_setting('plan_cache_mode')", logger: logger).collect().first!.decode(String.self)
+            }
+            #expect(mode == "force_custom_plan")
 
             // The same workload on Citus (two worker processes) and on plain PostgreSQL.
             // Cancellations come in rounds of their own (see `rounds`): which of two users'

@@ -49,15 +49,24 @@ package struct CitusDistribution: Sendable {
         return (version, workers)
     }
 
-    /// After the roles exist: lets actiond_owner log in (Citus connects to the worker nodes
-    /// as the current role, and every actiond function runs as actiond_owner).
-    func allowOwnerLogin(on connection: PostgresConnection) async throws {
+    /// After the roles exist, as the connecting role: lets actiond_owner log in (Citus
+    /// connects to the worker nodes as the current role, and every actiond function runs as
+    /// actiond_owner), and plans every statement of this database's sessions with its
+    /// parameters' values (`plan_cache_mode = force_custom_plan`): a PL/pgSQL statement
+    /// naming `user_id = any(users)` is then routed by Citus to those users' shard group,
+    /// where a generic plan, which cannot see the values, would go to every shard.
+    func prepareSessions(on connection: PostgresConnection) async throws {
         do {
             try await connection.query("ALTER ROLE actiond_owner LOGIN", logger: logger).drain()
+            try await connection.query("""
+                DO $set$ BEGIN
+                    EXECUTE format('ALTER DATABASE %I SET plan_cache_mode = force_custom_plan', current_database());
+                END $set$
+                """, logger: logger).drain()
         } catch {
             throw MigrationError(
                 code: .statementFailed, migration: "citus/distribute.sql",
-                message: "--citus: actiond_owner must be able to log in (Citus connects to the worker nodes as it): \(DatabaseFailure.describe(error)); run migrate --citus as a superuser or a role with CREATEROLE")
+                message: "--citus: actiond_owner must be able to log in (Citus connects to the worker nodes as it) and the database's sessions must plan with their parameters' values: \(DatabaseFailure.describe(error)); run migrate --citus as a superuser")
         }
     }
 

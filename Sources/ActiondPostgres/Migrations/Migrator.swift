@@ -63,7 +63,7 @@ package struct Migrator: Sendable {
                 let distribution = CitusDistribution(logger: logger)
                 let cluster = citus ? try await distribution.checkCluster(on: connection) : nil
                 try await setUpRoles(on: connection)
-                if cluster != nil { try await distribution.allowOwnerLogin(on: connection) }
+                if cluster != nil { try await distribution.prepareSessions(on: connection) }
                 // Everything after is created as (and owned by) actiond_owner.
                 try await connection.query("SET ROLE actiond_owner", logger: logger).drain()
                 var report = try await migrateLocked(connection)
