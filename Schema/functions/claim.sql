@@ -107,35 +107,21 @@ begin
 
     -- A second statement: its snapshot is taken after the locks were granted (see above).
     clock := clock_timestamp();
-    if on_citus then
-        -- The same statement, with every distributed table filtered by the claimed users
-        -- too: planned with their values (migrate --citus sets plan_cache_mode =
-        -- force_custom_plan), Citus routes it to their one shard group.
-        return query
-        select q.position, q.user_id, q.attempts, e.id, e.type, e.occurred_at, e.data::text, e.submitted_at, version, clock
-        from unnest(claimed) as u(user_id)
-        cross join lateral (
-            select qq.position, qq.user_id, qq.attempts
-            from actiond.queue qq
-            where qq.user_id = u.user_id and qq.user_id = any(claimed)
-            order by qq.position
-            limit per_user
-        ) q
-        join actiond.events e on e.user_id = q.user_id and e.position = q.position and e.user_id = any(claimed)
-        order by q.position;
-    else
-        return query
-        select q.position, q.user_id, q.attempts, e.id, e.type, e.occurred_at, e.data::text, e.submitted_at, version, clock
-        from unnest(claimed) as u(user_id)
-        cross join lateral (
-            select qq.position, qq.user_id, qq.attempts
-            from actiond.queue qq
-            where qq.user_id = u.user_id
-            order by qq.position
-            limit per_user
-        ) q
-        join actiond.events e on e.user_id = q.user_id and e.position = q.position
-        order by q.position;
-    end if;
+    -- On Citus every distributed table is also filtered by the claimed users: planned with
+    -- their values (migrate --citus sets plan_cache_mode = force_custom_plan), the
+    -- statement is routed to their one shard group. On plain PostgreSQL the filter is always true.
+    return query
+    select q.position, q.user_id, q.attempts, e.id, e.type, e.occurred_at, e.data::text, e.submitted_at, version, clock
+    from unnest(claimed) as u(user_id)
+    cross join lateral (
+        select qq.position, qq.user_id, qq.attempts
+        from actiond.queue qq
+        where qq.user_id = u.user_id and (not on_citus or qq.user_id = any(claimed))
+        order by qq.position
+        limit per_user
+    ) q
+    join actiond.events e on e.user_id = q.user_id and e.position = q.position
+                         and (not on_citus or e.user_id = any(claimed))
+    order by q.position;
 end
 $$;

@@ -64,8 +64,8 @@ begin
     end if;
 
     -- Revisions: by (user, id), the idempotency key (only a response of the revising user). The
-    -- counters move each changed outcome (count_changed), as the old update trigger did. Each
-    -- table filtered by the batch's users, so that Citus routes the statement (claim.sql).
+    -- counters move each changed outcome (count_changed), as the old update trigger did. On
+    -- Citus each table is filtered by the batch's users, so that the statement routes (claim.sql).
     if jsonb_array_length(batch -> 'revised') > 0 then
         clock := clock_timestamp();
         with target as (
@@ -75,8 +75,8 @@ begin
             join actiond.event_ids ei on ei.user_id = r."user" and ei.id = r.id
             join actiond.events e on e.user_id = ei.user_id and e.position = ei.position
             join actiond.outcomes o on o.user_id = ei.user_id and o.position = ei.position
-            where ei.user_id = any(users) and e.user_id = any(users) and o.user_id = any(users)
-              and e.type = 'notification.response'
+            where ei.user_id = any(users) and e.type = 'notification.response'
+              and (not on_citus or (e.user_id = any(users) and o.user_id = any(users)))
         ), changed as (
             update actiond.outcomes o
             set outcome = t.outcome, reason = t.reason, revised_at = clock
