@@ -13,7 +13,8 @@ import PostgresNIO
 ///    file differs from what the database last applied, all of them are dropped and created
 ///    again in one transaction, so each object has exactly its one file's definition and an
 ///    object whose file was removed is gone;
-/// 3. the default categories on a fresh database, and the handlers' report views.
+/// 3. the default categories on a fresh database, and the handlers' report views;
+/// 4. with `citus`, the distribution of the tables by user (`CitusDistribution`).
 ///
 /// First it runs `Schema/roles/roles.sql` as the connecting role (the roles and the schema's
 /// owner), then everything as `actiond_owner`, which owns every object.
