@@ -29,7 +29,7 @@ public enum Actiond {
             FileHandle.standardError.write(Data("actiond: \(error)\n".utf8))
             exit(78)  // EX_CONFIG
         }
-        await ActiondCommand.main()
+        await ActiondCommand.runCommandLine()
     }
 }
 

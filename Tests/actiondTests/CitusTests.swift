@@ -47,6 +47,10 @@ struct CitusTests {
             let second = try await ActiondProcess.run(["migrate", "--citus"], database: citus)
             #expect(second.status == 0, "\(second.standardError)")
             #expect(second.standardOutput.contains("citus: every table already distributed"), "\(second.standardOutput)")
+            // Plain migrate on the distributed database changes nothing and suggests nothing.
+            let plain = try await ActiondProcess.run(["migrate"], database: citus)
+            #expect(plain.status == 0, "\(plain.standardError)")
+            #expect(plain.standardOutput.contains("schema up to date") && !plain.standardOutput.contains("--citus"), "\(plain.standardOutput)")
             // Each per-user table by its user, all in one co-location group; pauses a
             // reference table; categories and counters stay on the coordinator.
             let rows = try await client.query("""
@@ -166,9 +170,16 @@ struct CitusTests {
             let rebuilt = try await ActiondProcess.run(["rebuild"], database: citus)
             #expect(rebuilt.status == 0, "\(rebuilt.standardError)")
             #expect(rebuilt.standardOutput.contains("already equalled the rebuild: nothing changed"), "\(rebuilt.standardOutput)")
-            // The reports answer on the cluster.
-            let report = try await ActiondProcess.run(["report", "queue"], database: citus)
-            #expect(report.status == 0 && report.standardOutput.contains("queued"), "\(report.standardError)")
+            // Every report answers on the cluster, in every format (a handler's view joins the
+            // per-user rows to the shared ones: Citus refused that join once wrapped in json).
+            for name in ["queue", "throughput", "latency", "outcomes", "dead_letters", "invitations", "timers", "threads", "stash"] {
+                for format in ["table", "csv", "json"] {
+                    let report = try await ActiondProcess.run(["report", name, "--format", format], database: citus)
+                    #expect(report.status == 0, "\(name) \(format): \(report.standardError)")
+                }
+            }
+            let invitations = try await ActiondProcess.run(["report", "invitations", "--format", "csv"], database: citus)
+            #expect(invitations.standardOutput.split(whereSeparator: \.isNewline).count == 401, "a row per invitee, and the header")
         }
     }
 

@@ -1,4 +1,5 @@
 import ActiondDomain
+import ActiondPostgres
 import ActiondTestSupport
 import Foundation
 import PostgresNIO
@@ -38,6 +39,19 @@ struct ReportCommandTests {
                     }
                 }
             }
+        }
+    }
+
+    /// A database error reaches the operator as PostgreSQL's code and message, not as
+    /// PostgresNIO's generic "PSQLError" sentence.
+    @Test func aDatabaseErrorIsNamedByItsCodeAndMessage() async throws {
+        try await TestDatabase.with { db in
+            let name = try await db.scalar("SELECT current_database()", as: String.self)
+            try await db.client.query("ALTER DATABASE \(unescaped: name) SET default_transaction_read_only = on", logger: db.logger).drain()
+            let result = try await ActiondProcess.run(["report", "queue"], database: db.url)
+            #expect(result.status == 1)
+            #expect(result.standardError.contains("25006: cannot execute"), "\(result.standardError)")
+            #expect(!result.standardError.contains("Generic description"), "\(result.standardError)")
         }
     }
 

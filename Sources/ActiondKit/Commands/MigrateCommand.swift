@@ -35,7 +35,7 @@ struct MigrateCommand: AsyncParsableCommand {
                     print("citus: distributed \(distribution.distributed.joined(separator: ", "))")
                 }
                 print("citus: \(distribution.shardGroups) shard groups, each user's rows on one of them")
-            } else if report.citusInstalled {
+            } else if report.citusUndistributed {
                 print("the citus extension is installed: `actiond migrate --citus` distributes the tables by user (docs/citus.md)")
             }
         }

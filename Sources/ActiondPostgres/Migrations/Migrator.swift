@@ -33,8 +33,8 @@ package struct Migrator: Sendable {
         package var objects: Int = 0
         /// What `migrate --citus` distributed (nil without `--citus`).
         package var citus: CitusDistribution.Report?
-        /// The database has the citus extension (whether or not this run distributed).
-        package var citusInstalled: Bool = false
+        /// The database has the citus extension but its tables are not distributed.
+        package var citusUndistributed: Bool = false
     }
 
     /// Key of the advisory lock that serialises migrations in one database.
@@ -71,8 +71,10 @@ package struct Migrator: Sendable {
                 if let cluster {
                     report.citus = try await distribution.distribute(on: connection, version: cluster.version, workerNodes: cluster.workerNodes)
                 }
-                report.citusInstalled = try await connection.query(
-                    "SELECT EXISTS (SELECT FROM pg_extension WHERE extname = 'citus')", logger: logger).collect().first?.decode(Bool.self) ?? false
+                report.citusUndistributed = try await connection.query("""
+                    SELECT EXISTS (SELECT FROM pg_extension WHERE extname = 'citus')
+                       AND NOT EXISTS (SELECT FROM actiond.shard_ranges)
+                    """, logger: logger).collect().first?.decode(Bool.self) ?? false
                 try await connection.query("RESET ROLE", logger: logger).drain()
                 try await connection.query("SELECT pg_advisory_unlock(\(Self.lockKey))", logger: logger).drain()
                 return report

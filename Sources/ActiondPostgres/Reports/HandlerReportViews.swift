@@ -14,14 +14,25 @@ enum HandlerReportViews {
         // Names, kinds and keys are checked identifiers (HandlerSetValidator): no quoting needed.
         var columns = ["s.stream_id as \(view.idColumn)", "s.user_id"]
         columns += view.columns.map { expression($0, table: "s") }
+        var shared = ""
         var from = "from actiond.projections s"
         if let sharedKind, !view.sharedColumns.isEmpty {
             columns += view.sharedColumns.map { expression($0, table: "h") }
-            from += "\nleft join actiond.projections h on h.kind = '\(sharedKind)' and h.stream_id = s.stream_id and h.user_id = ''"
+            // The shared rows (user '') first, materialized, then joined: on Citus they live
+            // on one shard and the per-user rows on all, and Citus refuses the direct join
+            // of the two when the view is itself wrapped (`json_agg` of it, as `actiond
+            // report --format json` does); a materialized CTE it computes once and ships.
+            shared = """
+                with h as materialized (
+                    select stream_id, state from actiond.projections where kind = '\(sharedKind)' and user_id = ''
+                )
+
+                """
+            from += "\nleft join h on h.stream_id = s.stream_id"
         }
         return """
             create view actiond.\(view.name) as
-            select \(columns.joined(separator: ",\n       "))
+            \(shared)select \(columns.joined(separator: ",\n       "))
             \(from)
             where s.kind = '\(stateKind)'
             order by s.stream_id, s.user_id
