@@ -51,31 +51,38 @@ begin
         return;
     end if;
     if only_user is null and on_citus then
-        -- 1. Pick, without locks.
-        candidates := array(
-            select uq.user_id
-            from actiond.user_queues uq
-            where uq.run_at <= now()
-              and not exists (select from actiond.pauses p where p.user_id = uq.user_id)
-            order by uq.run_at
-            limit max_users * 4);
-        -- 2. Lock, one range at a time (the candidates are in run_at order).
-        for range_users in
-            select array_agg(c.user_id order by c.n)
-            from unnest(candidates) with ordinality as c(user_id, n)
-            join actiond.shard_ranges r on hashtext(c.user_id) between r.lo and r.hi
-            group by r.shard_id
-            order by min(c.n)
-        loop
-            select array_agg(u.user_id) into claimed
-            from (
+        -- Users other workers are processing keep their run_at until their batch commits, so
+        -- they lead the pick; when every candidate of a pick is taken, the next ones are
+        -- picked, up to four picks.
+        for pick in 0..3 loop
+            -- 1. Pick, without locks.
+            candidates := array(
                 select uq.user_id
                 from actiond.user_queues uq
-                where uq.user_id = any(range_users) and uq.run_at <= now()
-                order by uq.run_at
-                limit max_users
-                for update skip locked
-            ) u;
+                where uq.run_at <= now()
+                  and not exists (select from actiond.pauses p where p.user_id = uq.user_id)
+                order by uq.run_at, uq.user_id
+                limit max_users * 4 offset pick * max_users * 4);
+            exit when cardinality(candidates) = 0;
+            -- 2. Lock, one range at a time (the candidates are in run_at order).
+            for range_users in
+                select array_agg(c.user_id order by c.n)
+                from unnest(candidates) with ordinality as c(user_id, n)
+                join actiond.shard_ranges r on hashtext(c.user_id) between r.lo and r.hi
+                group by r.shard_id
+                order by min(c.n)
+            loop
+                select array_agg(u.user_id) into claimed
+                from (
+                    select uq.user_id
+                    from actiond.user_queues uq
+                    where uq.user_id = any(range_users) and uq.run_at <= now()
+                    order by uq.run_at
+                    limit max_users
+                    for update skip locked
+                ) u;
+                exit when claimed is not null;
+            end loop;
             exit when claimed is not null;
         end loop;
     elsif only_user is null then

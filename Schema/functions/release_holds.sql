@@ -5,11 +5,12 @@
 -- applied (or rejected not_your_notification), the others rejected unknown_notification by
 -- their handler. Returns how many.
 --
--- Reads first, without locks, then re-queues one shard group at a time: on Citus (migrate
--- --citus, 004_distributable_keys.sql) held is distributed by user and the notifications by
--- their user '', so the held rows and the notification rows cannot be joined in one
--- statement, and a statement that locks rows must stay within one shard. On plain
--- PostgreSQL shard_ranges is empty: one group.
+-- On plain PostgreSQL one statement, as before 004: the oldest 10,000 such responses,
+-- locked with SKIP LOCKED. On Citus (migrate --citus, 004_distributable_keys.sql) held is
+-- distributed by user and the notifications by their user '', so the two cannot be joined in
+-- one statement, and a statement that locks rows must stay within one shard: the request ids
+-- of every held response are read first, then those whose notification is recorded, then
+-- the responses are re-queued one shard group at a time.
 create function actiond.release_holds()
 returns bigint
 language plpgsql volatile
@@ -21,10 +22,23 @@ declare
     recorded text[];
     released bigint := 0;
     grp record;
+    users text[];
+    positions bigint[];
 begin
-    -- The oldest 10,000 held responses are looked at per sweep.
-    requests := array(select distinct h.request_id
-                      from (select h.request_id from actiond.held h order by h.position limit 10000) h);
+    if not exists (select from actiond.shard_ranges) then
+        select array_agg(x.user_id order by x.position), array_agg(x.position order by x.position)
+        into users, positions
+        from (select h.user_id, h.position from actiond.held h
+              where h.hold_until <= now()
+                 or exists (select 1 from actiond.projections p
+                            where p.kind = 'notification' and p.stream_id = h.request_id and p.user_id = '')
+              order by h.position limit 10000 for update skip locked) x;
+        if positions is null then
+            return 0;
+        end if;
+        return actiond.requeue_held(users, positions);
+    end if;
+    requests := array(select distinct h.request_id from actiond.held h);
     if cardinality(requests) = 0 then
         return 0;
     end if;

@@ -28,6 +28,12 @@
 -- The tables are rebuilt in place, in this transaction: a one-off pause of the order of a
 -- copy of outcomes (the backfill of user_id) and an index build per table.
 
+-- Every table it rebuilds, locked at once before any index is built: taken one by one, a
+-- producer or worker holding one of them and waiting for another would deadlock with it
+-- after minutes of index builds. Producers and workers wait for the migration instead.
+lock table actiond.event_ids, actiond.events, actiond.queue, actiond.held, actiond.stash,
+           actiond.outcomes, actiond.domain_events in access exclusive mode;
+
 drop trigger if exists events_append_only on actiond.events;
 drop trigger if exists events_not_truncated on actiond.events;
 drop trigger if exists outcomes_counted_on_delete on actiond.outcomes;
@@ -75,6 +81,8 @@ alter table actiond.held add primary key (user_id, position);
 -- notification found by its request id or a meeting).
 alter table actiond.domain_events drop constraint domain_events_pkey;
 alter table actiond.domain_events add primary key (stream_user, seq);
+-- seq alone, as the old key was: the rebuild's catch-up reads the events after a seq.
+create index domain_events_seq on actiond.domain_events (seq);
 
 create table actiond.shard_ranges (
     shard_id bigint  primary key,     -- pg_dist_shard.shardid of actiond.user_queues

@@ -82,6 +82,21 @@ struct WorkerPoolTests {
         }
     }
 
+    /// An id that reads as a number selects a position only when no event has that id: a
+    /// live event whose id is "7" never lets `discard 7` drop the dead letter at position 7.
+    @Test func aNumericIdOfALiveEventSelectsNoOtherEventsDeadLetter() async throws {
+        try await TestDatabase.with { db in
+            try await WorkerEvents.submit([WorkerEvents.json("doomed", user: "ana")], to: db)
+            let dead = try await db.scalar("SELECT position FROM actiond.events", as: Int64.self)
+            try await WorkerEvents.submit([WorkerEvents.json("\(dead)", user: "bo")], to: db)
+            try await Self.drain(db, handler: CheckingHandler(failing: ["doomed"]), retry: RetryPolicy(maxAttempts: 1))
+            #expect(try await DeadLetters.discard(.event("\(dead)"), on: db.client, logger: db.logger).isEmpty,
+                    "bo's event has that id: nothing of ana's is selected")
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.outcomes WHERE outcome = 'dead' AND discarded_at IS NULL", as: Int.self) == 1)
+            #expect(try await DeadLetters.discard(.event("doomed"), on: db.client, logger: db.logger) == [dead])
+        }
+    }
+
     @Test func anIdleWorkerWakesOnSubmitLongBeforeItsPollInterval() async throws {
         try await TestDatabase.with { db in
             let handler = CheckingHandler()

@@ -36,12 +36,11 @@ package struct BatchRun: Sendable {
     package private(set) var stashed: [LoggedEvent] = []
     /// Positions of events stashed by earlier batches and integrated by this one.
     package private(set) var unstashed: [Int64] = []
-    /// New outcomes of events decided by earlier batches (revisions, integrations), by id.
-    package private(set) var revised: [ExactString: EventOutcome] = [:]
-    /// The user of each revision: only that user's responses can be revised.
-    package private(set) var revisedUsers: [ExactString: String] = [:]
+    /// New outcomes of events decided by earlier batches (revisions, integrations), by user
+    /// and id: a decision revises only its own user's events.
+    package private(set) var revised: [UserEventID: EventOutcome] = [:]
 
-    private var finishedIndex: [ExactString: Int] = [:]
+    private var finishedIndex: [UserEventID: Int] = [:]
     /// Each user's stash: earlier batches' (loaded) and this batch's, in position order.
     private var stash: [ExactString: [LoggedEvent]]
     private var stashedHere: Set<Int64> = []
@@ -136,7 +135,7 @@ package struct BatchRun: Sendable {
             // handler that would hold or stash it again has changed its rules; keep it safe.
             case .hold, .stash: throw StashIntegrationError(position: event.position)
             }
-            revise(ExactString(event.id), outcome, user: event.userID)
+            revise(UserEventID(user: event.userID, id: ExactString(event.id)), outcome)
             if stashedHere.remove(event.position) != nil {
                 stashed.removeAll { $0.position == event.position }
             } else {
@@ -146,41 +145,25 @@ package struct BatchRun: Sendable {
     }
 
     private mutating func record(_ event: LoggedEvent, _ outcome: EventOutcome, error: String? = nil) {
-        finishedIndex[ExactString(event.id)] = finished.count
+        finishedIndex[UserEventID(user: event.userID, id: ExactString(event.id))] = finished.count
         finished.append(Finished(event: event, outcome: outcome, error: error))
     }
 
-    /// A decision's domain events and revisions: all of them, or none.
+    /// A decision's domain events and revisions: all of them, or none. A revision names an
+    /// event of the deciding user: another user's event with the same id is another event,
+    /// never touched (in this batch here, in earlier ones by commit_batch's (user, id) match).
     private mutating func applyEffects(_ result: HandlerResult, of event: LoggedEvent) throws {
-        try checkRevisions(result.revised, by: event.userID)
         try state.apply(result.events, position: event.position)
-        for (id, outcome) in result.revised { revise(id, outcome, user: event.userID) }
+        for (id, outcome) in result.revised { revise(UserEventID(user: event.userID, id: id), outcome) }
     }
 
-    /// A decision may revise only its own user's events. (Events of earlier batches are
-    /// revised by id and user in SQL, which ignores another user's.)
-    private func checkRevisions(_ revisions: [ExactString: EventOutcome], by user: String) throws {
-        for id in revisions.keys {
-            if let index = finishedIndex[id], ExactString(finished[index].event.userID) != ExactString(user) {
-                throw RevisionOfAnotherUser(id: id.string)
-            }
-        }
-    }
-
-    private mutating func revise(_ id: ExactString, _ outcome: EventOutcome, user: String) {
-        if let index = finishedIndex[id] {
+    private mutating func revise(_ key: UserEventID, _ outcome: EventOutcome) {
+        if let index = finishedIndex[key] {
             finished[index].outcome = outcome
         } else {
-            revised[id] = outcome
-            revisedUsers[id] = user
+            revised[key] = outcome
         }
     }
-}
-
-/// A decision that revised the outcome of another user's event.
-package struct RevisionOfAnotherUser: Error, CustomStringConvertible {
-    package var id: String
-    package var description: String { "a decision revised event \(id.debugDescription), which is another user's; a handler may revise only its user's earlier responses" }
 }
 
 /// A stashed event that its handler would not decide once protected data was available.

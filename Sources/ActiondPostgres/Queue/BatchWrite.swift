@@ -93,10 +93,10 @@ package struct BatchWrite: Sendable {
         json.endArray()
 
         json.key("revised"); json.beginArray()
-        for (id, outcome) in run.revised {
+        for (key, outcome) in run.revised {
             json.beginObject()
-            json.key("id"); json.string(id.string)
-            json.key("user"); json.string(run.revisedUsers[id] ?? "")
+            json.key("id"); json.string(key.id.string)
+            json.key("user"); json.string(key.user.string)
             json.key("outcome"); json.string(outcome.name)
             json.key("reason"); if let reason = outcome.reason { json.string(reason) } else { json.null() }
             json.endObject()

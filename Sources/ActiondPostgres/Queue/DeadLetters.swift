@@ -25,10 +25,12 @@ package enum DeadLetters {
             .collect().map { try $0.decode(Int64.self) }
     }
 
-    /// nil for all; else the dead letter whose event has that id, or, when none has, the one
-    /// at that position. Ids are unique per user (004_distributable_keys.sql): an id that
-    /// names dead letters of several users is refused, with their positions to choose from.
-    /// Reads the partial index of dead outcomes, never the whole log.
+    /// nil for all; else the dead letter whose event has that id, or, when no event at all
+    /// has that id, the one at that position (an id that looks like a number and names a
+    /// live event selects nothing, never another event's dead letter). Ids are unique per
+    /// user (004_distributable_keys.sql): an id that names dead letters of several users is
+    /// refused, with their positions to choose from. Reads the partial index of dead
+    /// outcomes; only a number that no dead letter's id matches reads the idempotency keys.
     private static func resolve(_ selection: Selection, on client: PostgresClient, logger: Logger) async throws -> [Int64]? {
         guard case .event(let key) = selection else { return nil }
         let asPosition = Int64(key) ?? -1
@@ -41,7 +43,11 @@ package enum DeadLetters {
         if byID.count > 1 {
             throw DeadLetterSelectionError(id: key, positions: byID)
         }
-        return byID.isEmpty ? [asPosition] : byID
+        guard byID.isEmpty, asPosition >= 0 else { return byID.isEmpty ? [] : byID }
+        let someEventHasTheID = try await client.query(
+            "SELECT EXISTS (SELECT FROM actiond.event_ids WHERE id = \(key))", logger: logger)
+            .collect().first?.decode(Bool.self) ?? false
+        return someEventHasTheID ? [] : [asPosition]
     }
 }
 

@@ -25,7 +25,7 @@ struct Simulation {
         let run = try await BatchRun.run(events, handler: handler, state: state, stash: stash, retry: RetryPolicy(maxAttempts: 1), now: now)
         state = run.state
         for finished in run.finished { outcomes[finished.event.id] = finished.outcome; held.remove(finished.event.id) }
-        for (id, outcome) in run.revised { outcomes[id.string] = outcome }
+        for (key, outcome) in run.revised { outcomes[key.id.string] = outcome }
         for item in run.held { held.insert(item.event.id) }
         let integrated = Set(run.unstashed)
         for user in stash.keys { stash[user]?.removeAll { integrated.contains($0.position) } }
