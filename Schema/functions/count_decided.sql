@@ -35,23 +35,20 @@ begin
             dead = t.dead + excluded.dead;
 
     -- Latency: submit (the log's clock) to decision, by bucket, from the same values the
-    -- outcomes row holds (submitted_at = to_timestamp(submitted_us / 1e6)).
-    insert into actiond.latency_minutes as l (minute, shard, bucket, events)
-    select decided_minute, me, b.bucket, count(*)
-    from jsonb_to_recordset(done) as d(submitted_us bigint)
-    cross join lateral (select actiond.latency_bucket(
-        extract(epoch from decided_at - to_timestamp(d.submitted_us / 1000000.0)) * 1000) as bucket) b
-    where d.submitted_us is not null
-    group by b.bucket order by b.bucket
-    on conflict (minute, bucket, shard) do update set events = l.events + excluded.events;
-
+    -- outcomes row holds (submitted_at = to_timestamp(submitted_us / 1e6)); each bucket
+    -- computed once for both counters.
+    with latencies as (
+        select actiond.latency_bucket(
+                   extract(epoch from decided_at - to_timestamp(d.submitted_us / 1000000.0)) * 1000) as bucket
+        from jsonb_to_recordset(done) as d(submitted_us bigint)
+        where d.submitted_us is not null
+    ), per_minute as (
+        insert into actiond.latency_minutes as l (minute, shard, bucket, events)
+        select decided_minute, me, l.bucket, count(*) from latencies l group by l.bucket order by l.bucket
+        on conflict (minute, bucket, shard) do update set events = l.events + excluded.events
+    )
     insert into actiond.latency_all_time as a (shard, bucket, events)
-    select me, b.bucket, count(*)
-    from jsonb_to_recordset(done) as d(submitted_us bigint)
-    cross join lateral (select actiond.latency_bucket(
-        extract(epoch from decided_at - to_timestamp(d.submitted_us / 1000000.0)) * 1000) as bucket) b
-    where d.submitted_us is not null
-    group by b.bucket order by b.bucket
+    select me, l.bucket, count(*) from latencies l group by l.bucket order by l.bucket
     on conflict (bucket, shard) do update set events = a.events + excluded.events;
 end
 $$;
