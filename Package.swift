@@ -27,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // Pure domain: categories, events, validation, handlers, state machines. No I/O.
@@ -34,11 +35,22 @@ let package = Package(
             name: "ActiondDomain",
             swiftSettings: swiftSettings
         ),
+        // Protected text: key files and the KEK provider, data keys, AES-GCM sealing at rest,
+        // the HPKE intake key producers seal to. No I/O but the key file.
+        .target(
+            name: "ActiondSealing",
+            dependencies: [
+                "ActiondDomain",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // PostgreSQL: embedded cluster, migrations, category registry, submit, queue, reports.
         .target(
             name: "ActiondPostgres",
             dependencies: [
                 "ActiondDomain",
+                "ActiondSealing",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -53,6 +65,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 "ActiondDomain",
                 "ActiondPostgres",
+                "ActiondSealing",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -70,6 +83,7 @@ let package = Package(
                 "ActiondDomain",
                 "ActiondPostgres",
                 "ActiondRuntime",
+                "ActiondSealing",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -128,7 +142,9 @@ let package = Package(
         .target(
             name: "ActiondTestSupport",
             dependencies: [
+                "ActiondDomain",
                 "ActiondPostgres",
+                "ActiondSealing",
                 "ActiondRuntime",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -140,6 +156,15 @@ let package = Package(
             dependencies: [
                 "ActiondDomain",
                 .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ActiondSealingTests",
+            dependencies: [
+                "ActiondDomain",
+                "ActiondSealing",
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -173,6 +198,8 @@ let package = Package(
             name: "actiondTests",
             dependencies: [
                 "actiond",
+                "ActiondDomain",
+                "ActiondSealing",
                 "ActiondTestSupport",
                 "ActiondPostgres",
                 "ActiondRuntime",

@@ -22,7 +22,8 @@ begin
                      ('actiond.event_ids', 'user_id'), ('actiond.events', 'user_id'),
                      ('actiond.outcomes', 'user_id'), ('actiond.projections', 'user_id'),
                      ('actiond.projections_rebuild', 'user_id'),
-                     ('actiond.domain_events', 'stream_user')) as v(tab, col)
+                     ('actiond.domain_events', 'stream_user'),
+                     ('actiond.data_keys', 'user_id')) as v(tab, col)
     loop
         if not exists (select from pg_dist_partition where logicalrelid = t.tab) then
             perform create_distributed_table(t.tab, t.col, colocate_with => 'actiond.user_queues');
@@ -30,6 +31,11 @@ begin
     end loop;
     if not exists (select from pg_dist_partition where logicalrelid = 'actiond.pauses'::regclass) then
         perform create_reference_table('actiond.pauses');
+    end if;
+    -- The fences of forgotten users: read by every submit (event_problems) and every batch
+    -- that makes a key, for users of any shard; small, so a copy on every node.
+    if not exists (select from pg_dist_partition where logicalrelid = 'actiond.forgotten_users'::regclass) then
+        perform create_reference_table('actiond.forgotten_users');
     end if;
 
     -- The hash range of each shard group, for claim() (004_distributable_keys.sql).

@@ -13,6 +13,10 @@
 --              category, action, submitted_us}
 --   retries    events whose handler failed and will run again {position, error, delay_ms}
 --   claimed    the users the batch claimed: released when they have nothing left
+--   keys       data keys the batch created {user, version, kek, wrapped (base64)}: stored
+--              with the text sealed under them, or the batch fails (never for a fenced user)
+--   rewrites   input events whose protected fields the worker sealed at rest {user, position,
+--              data}: their clear (or intake-sealed) text leaves the log in this transaction
 --
 -- Everything commits with the claim or not at all: an event's effects and its outcome are
 -- recorded exactly once, whatever happens to the worker.
@@ -40,6 +44,29 @@ declare
     on_citus constant boolean := exists (select from actiond.shard_ranges);
     started constant timestamptz := now();  -- (Citus: no volatile call in an upsert's SET)
 begin
+    -- Keys first: a key for a user forgotten meanwhile fails the batch (retried; the retry
+    -- reads the fence and seals nothing for them).
+    if jsonb_array_length(coalesce(batch -> 'keys', '[]')) > 0 then
+        if exists (select from jsonb_to_recordset(batch -> 'keys') as k("user" text, version integer)
+                   join actiond.forgotten_users f on f.user_id = k."user"
+                   where f.user_id = any(users) and (f.new_key_allowed_at is null or k.version <= f.through_version)) then
+            raise exception using errcode = '55000',
+                message = 'a data key was made for a user forgotten meanwhile (actiond forget); the batch runs again';
+        end if;
+        insert into actiond.data_keys (user_id, version, kek_id, wrapped)
+        select k."user", k.version, k.kek, decode(k.wrapped, 'base64')
+        from jsonb_to_recordset(batch -> 'keys') as k("user" text, version integer, kek text, wrapped text);
+    end if;
+
+    -- The log's protected fields, sealed at rest (what is recorded does not change, only its
+    -- form; README "Protected text").
+    if jsonb_array_length(coalesce(batch -> 'rewrites', '[]')) > 0 then
+        update actiond.events e
+        set data = r.data
+        from jsonb_to_recordset(batch -> 'rewrites') as r("user" text, position bigint, data jsonb)
+        where e.user_id = any(users) and e.user_id = r."user" and e.position = r.position;
+    end if;
+
     insert into actiond.projections as p (kind, stream_id, user_id, state, last_position)
     select r.kind, r.id, r."user", r.state, r.position
     from jsonb_to_recordset(batch -> 'rows') as r(kind text, id text, "user" text, state jsonb, position bigint)

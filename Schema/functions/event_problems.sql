@@ -41,6 +41,9 @@ begin
                                         actiond.string_field_problem(i.e -> 'type', 'type'),
                                         actiond.string_field_problem(i.e -> 'user_id', 'user_id', 200),
                                         actiond.string_field_problem(i.e -> 'occurred_at', 'occurred_at'))]
+            -- A forgotten user (actiond forget) until an operator allows a new key.
+            when forgotten.user_id is not null then
+                array['23000', 'user_id: this user was forgotten (actiond forget); their events are refused until an operator runs actiond forget USER --allow-new-key']
             when v.type not in ('notification.sent', 'notification.response', 'meeting.cancelled',
                                 'protected_data.unavailable', 'protected_data.available') then
                 array['22023', 'type: must be one of notification.sent, notification.response, '
@@ -86,11 +89,15 @@ begin
                 when c.category is null then
                     array['23503', 'data.payload.aps.category: is not a registered category (identifiers are compared byte for byte; '
                         || 'see actiond categories list)']
+                -- (A sealed alert, title or body counts: the producer sealed it to the intake key.)
                 when v.payload -> 'aps' -> 'mutable-content' = '1'::jsonb and not coalesce(
                         (jsonb_typeof(v.payload -> 'aps' -> 'alert') = 'string' and v.payload -> 'aps' ->> 'alert' <> '')
+                        or jsonb_typeof(v.payload -> 'aps' -> 'alert_sealed') = 'string'
                         or (jsonb_typeof(v.payload -> 'aps' -> 'alert') = 'object' and (
                             (jsonb_typeof(v.payload -> 'aps' -> 'alert' -> 'title') = 'string' and v.payload -> 'aps' -> 'alert' ->> 'title' <> '')
-                            or (jsonb_typeof(v.payload -> 'aps' -> 'alert' -> 'body') = 'string' and v.payload -> 'aps' -> 'alert' ->> 'body' <> ''))),
+                            or (jsonb_typeof(v.payload -> 'aps' -> 'alert' -> 'body') = 'string' and v.payload -> 'aps' -> 'alert' ->> 'body' <> '')
+                            or jsonb_typeof(v.payload -> 'aps' -> 'alert' -> 'title_sealed') = 'string'
+                            or jsonb_typeof(v.payload -> 'aps' -> 'alert' -> 'body_sealed') = 'string')),
                         false) then
                     array['22023', 'data.payload.aps.alert: mutable-content 1 requires an alert with a title or body']
                 when missing.key is not null then
@@ -108,6 +115,14 @@ begin
                               actiond.string_field_problem(v.data -> 'action', 'data.action', 200)) is not null then
                     array['22023', coalesce(actiond.string_field_problem(v.data -> 'request_id', 'data.request_id', 200),
                                             actiond.string_field_problem(v.data -> 'action', 'data.action', 200))]
+                when v.data ? 'text_forgotten' then
+                    array['22023', 'data.text_forgotten: is written by actiond, never submitted']
+                when v.data ? 'text' and v.data ? 'text_sealed' then
+                    array['22023', 'data.text_sealed: give the text in clear (text) or sealed (text_sealed), not both']
+                when jsonb_typeof(v.data -> 'text_sealed') not in ('string', 'null') then
+                    array['22023', 'data.text_sealed: must be a string (hpke1.<key id>.<enc>.<ciphertext>), got ' || jsonb_typeof(v.data -> 'text_sealed')]
+                when char_length(v.data ->> 'text_sealed') > 24576 then
+                    array['22023', 'data.text_sealed: must be at most 24576 characters, got ' || char_length(v.data ->> 'text_sealed')]
                 when jsonb_typeof(v.data -> 'text') not in ('string', 'null') then
                     array['22023', 'data.text: must be a string, got ' || jsonb_typeof(v.data -> 'text')]
                 when char_length(v.data ->> 'text') > 4096 then
@@ -130,6 +145,9 @@ begin
     left join actiond.categories c
            on c.version = (select actiond.current_category_version())
           and c.category = v.payload -> 'aps' ->> 'category'
+    -- The user's fence, when they were forgotten and no new key is allowed.
+    left join actiond.forgotten_users forgotten
+           on forgotten.user_id = i.e ->> 'user_id' and forgotten.new_key_allowed_at is null
     -- Its first custom key (in the category's order) that is missing or not a string.
     left join lateral (
         select r.key

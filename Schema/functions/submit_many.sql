@@ -163,7 +163,9 @@ begin
         select prior.position
         where prior.type = i.e ->> 'type'
           and prior.occurred_at = case when i.message is null then (i.e ->> 'occurred_at')::timestamptz end
-          and prior.data = i.e -> 'data'
+          -- Protected fields aside (comparable_data): the log holds them sealed once a worker
+          -- took the event, and text sealed to the intake key differs on every seal.
+          and actiond.comparable_data(prior.data) = actiond.comparable_data(i.e -> 'data')
     ) same on true
     order by i.n;
 end

@@ -15,6 +15,10 @@ grant execute on function actiond.schema_checksums() to actiond_producer, action
 
 -- Producers submit, and do nothing else: the functions check every rule and write as owner.
 grant execute on function actiond.submit(jsonb), actiond.submit_many(jsonb[]) to actiond_producer;
+-- The public key to seal protected text to before submitting it.
+grant execute on function actiond.intake_public_key() to actiond_producer, actiond_worker;
+-- The categories, so that `actiond submit` knows whose alerts are protected text to seal.
+grant execute on function actiond.category_document(integer) to actiond_producer;
 
 -- Workers claim, read state, write a batch's results, sweep holds and sample the queue.
 grant execute on function
@@ -26,8 +30,12 @@ grant execute on function
     actiond.release_holds(),
     actiond.prune_report_minutes(),
     actiond.queue_is_empty(),
-    actiond.queue_depth()
+    actiond.queue_depth(),
+    actiond.load_keys(text[]),
+    actiond.publish_intake_key(text, jsonb)
     to actiond_worker;
+
+-- forget_keys and allow_new_key: no grant; actiond forget runs as the owner.
 
 -- pause and resume: no grant; run them as the owner (the role that migrates).
 

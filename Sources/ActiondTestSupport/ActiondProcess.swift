@@ -35,7 +35,8 @@ package enum ActiondProcess {
                               environment: [String: String?] = [:]) throws -> Running {
         Running(child: try ProcessRunner.spawn(
             TestPaths.executable(executable), arguments,
-            environment: ["DATABASE_URL": database?.string, "ACTIOND_LOG_LEVEL": logLevel].merging(environment) { $1 },
+            environment: ["DATABASE_URL": database?.string, "ACTIOND_LOG_LEVEL": logLevel, "ACTIOND_KEY_FILE": TestKeys.path]
+                .merging(environment) { $1 },
             input: input))
     }
 

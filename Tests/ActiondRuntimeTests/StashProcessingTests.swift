@@ -21,11 +21,14 @@ struct StashProcessingTests {
         Line.respond(id, request: "\(user)-r", action: "REPLY_ACTION", user: user, text: text, locked: true)
     }
 
+    /// The user's applied replies, opened with their key; none of them is in clear in the log.
     static func replies(_ db: TestDatabase, user: String = "ana") async throws -> [String] {
-        try await db.client.query("""
-            SELECT data -> 'replyPosted' ->> 'text' FROM actiond.domain_events
-            WHERE type = 'reply.posted' AND stream_user = \(user) ORDER BY seq
-            """, logger: db.logger).collect().map { try $0.decode(String.self) }
+        let texts = try await ProtectedTextReader.replies(db, user: user).compactMap { $0 }
+        for text in texts {
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.domain_events WHERE strpos(data::text, \(text)) > 0", as: Int.self) == 0,
+                    "a reply's text is sealed in the domain events")
+        }
+        return texts
     }
 
     @Test func repliesWhileUnavailableAreStashedHiddenAndIntegratedInOrder() async throws {

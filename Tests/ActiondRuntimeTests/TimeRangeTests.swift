@@ -46,7 +46,7 @@ struct TimeRangeTests {
             }
             // The rebuild reads the same times back from the domain events.
             let before = try await db.scalar("SELECT string_agg(r::text, ',' ORDER BY r::text) FROM actiond.report_timers r", as: String.self)
-            _ = try await ProjectionRebuild(client: db.client, logger: db.logger).run()
+            _ = try await ProjectionRebuild(client: db.client, logger: db.logger, keys: TestKeys.shared).run()
             #expect(try await db.scalar("SELECT string_agg(r::text, ',' ORDER BY r::text) FROM actiond.report_timers r", as: String.self) == before)
         }
     }

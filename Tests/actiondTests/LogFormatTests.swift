@@ -35,7 +35,7 @@ struct LogFormatTests {
 
             // The environment sets the format too, for the workers.
             let work = try await ProcessRunner.spawn(TestPaths.actiondExecutable, ["work", "--drain"], environment: [
-                "DATABASE_URL": db.url.string, "ACTIOND_LOG_LEVEL": "debug", "ACTIOND_LOG_FORMAT": "json",
+                "DATABASE_URL": db.url.string, "ACTIOND_LOG_LEVEL": "debug", "ACTIOND_LOG_FORMAT": "json", "ACTIOND_KEY_FILE": TestKeys.path,
             ]).exit()
             #expect(work.status == 0, "\(work.standardError)")
             let workLines = Self.objects(work.standardError)

@@ -92,7 +92,9 @@ struct SubmitCommandTests {
             try lines.joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
             defer { try? FileManager.default.removeItem(at: file) }
 
-            let run = try await ActiondProcess.run(["submit", file.path], database: db.url)
+            // In clear (--no-seal): the caps on the text itself are the clear path's (text sealed
+            // by the producer is judged by the workers: invalid_text).
+            let run = try await ActiondProcess.run(["submit", file.path, "--no-seal"], database: db.url)
             #expect(run.status == 1)
             #expect(run.standardOutput.contains("\(lines.count) events: \(atCap.count) accepted, 0 duplicate, \(overCap.count) refused"), "\(run.standardOutput)")
             let refused = run.standardError.split(separator: "\n").filter { $0.hasPrefix("line ") }.map(String.init)

@@ -22,12 +22,16 @@ package protocol EventHandler: Sendable {
 
     /// The stream kinds whose rows the handler reads and writes: how they are stored and folded.
     var catalog: StreamCatalog { get }
+
+    /// Whether notifications of `category` carry protected alert text (`CategoryHandler.protectsAlert`).
+    func protectsAlert(category: String, in categories: CategoryRegistry?) -> Bool
 }
 
 extension EventHandler {
     package var catalog: StreamCatalog { CategoryHandlers.builtIn.catalog }
     package func streams(for event: LoggedEvent, in state: WorkingSet) throws -> [StreamKey] { [] }
     package func sharedWrites(for event: LoggedEvent) throws -> [StreamKey] { [] }
+    package func protectsAlert(category: String, in categories: CategoryRegistry?) -> Bool { false }
     package func outcomeLabel(for event: LoggedEvent, in state: WorkingSet) -> OutcomeLabel {
         OutcomeLabel(category: nil, action: event.type.rawValue)
     }

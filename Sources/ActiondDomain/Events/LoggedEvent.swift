@@ -15,6 +15,9 @@ package struct LoggedEvent: Sendable, Hashable, Codable {
     package var submittedAt: Date
     /// How many earlier attempts failed.
     package var failedAttempts: Int
+    /// `data` as the log stores it, when it differs from `data`: protected fields sealed (or
+    /// marked forgotten) where `data` holds them in clear for the handler, in memory only.
+    package var storedData: String?
     /// `data` read once for the handlers (nil when it cannot be read: `EventData.parse` then
     /// says why).
     package let input: EventData?

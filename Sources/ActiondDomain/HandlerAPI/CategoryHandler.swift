@@ -72,6 +72,10 @@ public protocol CategoryHandler: Sendable {
     /// writes). Such a response is stashed while the data is unavailable and decided, in
     /// order, once it is available again.
     func needsProtectedData(_ action: RespondedAction) -> Bool
+    /// Whether the alert of this handler's notifications (`aps.alert`, or its title, subtitle
+    /// and body) is protected text, a message the person was sent: sealed at rest like a
+    /// reply's text (default false).
+    var protectsAlert: Bool { get }
 
     /// A notification of one of the handler's categories was sent. Rejecting it records
     /// nothing, not even the notification (its responses are then unknown).
@@ -114,6 +118,7 @@ extension CategoryHandler {
     public var sharedInputs: [EventType: String] { [:] }
     public func sharedID(for notification: SentNotification) -> String? { nil }
     public func needsProtectedData(_ action: RespondedAction) -> Bool { false }
+    public var protectsAlert: Bool { false }
     public func sent(_ notification: NewNotification, to state: State?) throws -> Decision<Event> { Decision() }
 
     public func decodeEvent(_ json: String, version: Int) throws -> Event {

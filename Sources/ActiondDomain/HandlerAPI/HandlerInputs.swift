@@ -18,8 +18,9 @@ public struct NewNotification: Sendable, Hashable {
         self.settings = settings
     }
 
-    /// The alert's body: `aps.alert` as a string, or its `body`. Protected text.
-    public var alertBody: String? { payload.alertBody }
+    /// The alert's body: `aps.alert` as a string, or its `body`. Protected text: in clear in
+    /// memory, sealed at rest when the category's handler has `protectsAlert`.
+    public var alertBody: ProtectedText? { payload.alertBody }
 }
 
 /// A notification.response that passed every check of PRODUCT.md section 4: its
@@ -61,8 +62,9 @@ public struct CheckedResponse: Sendable, Hashable {
         return false
     }
 
-    /// The text typed, for a text input action.
-    public var text: String? {
+    /// The text typed, for a text input action: protected text (`ProtectedText.forgotten`
+    /// when its user was forgotten before the response was decided).
+    public var text: ProtectedText? {
         if case .action(_, let text) = action { return text }
         return nil
     }

@@ -37,9 +37,9 @@ public struct MessageThread: Sendable, Hashable, Codable {
 /// What changed in a thread. Message and reply text are protected data.
 public enum MessageThreadEvent: HandlerEvent {
     /// Carries protected text (`body`).
-    case messageReceived(threadID: String, userID: String, messageID: String, body: String?, at: Date)
+    case messageReceived(threadID: String, userID: String, messageID: String, body: ProtectedText?, at: Date)
     /// Carries protected text.
-    case replyPosted(threadID: String, userID: String, text: String, at: DeviceStamp)
+    case replyPosted(threadID: String, userID: String, text: ProtectedText, at: DeviceStamp)
     case threadRead(threadID: String, userID: String, messageID: String, at: DeviceStamp)
 
     public var name: String {
@@ -79,6 +79,9 @@ public struct MessageThreadHandler: CategoryHandler {
     }
 
     public func stateID(for notification: SentNotification) -> String? { notification["THREAD_ID"] }
+
+    /// A MESSAGE notification's alert is the message: sealed at rest.
+    public var protectsAlert: Bool { true }
 
     /// A reply writes its text, which is protected data; Mark as Read does not.
     public func needsProtectedData(_ action: RespondedAction) -> Bool {

@@ -1,14 +1,14 @@
 /// The data of a notification.response: which notification, which action, the typed text.
-package struct NotificationResponse: Sendable, Hashable, Codable {
+package struct NotificationResponse: Sendable, Hashable {
     package var requestID: String
     /// An action identifier of the category, or a system action identifier.
     package var action: String
-    /// Only for text input actions.
-    package var text: String?
+    /// Only for text input actions. Protected: in clear in memory only.
+    package var text: ProtectedText?
     /// The device was locked when the person acted.
     package var locked: Bool
 
-    package init(requestID: String, action: String, text: String? = nil, locked: Bool = false) {
+    package init(requestID: String, action: String, text: ProtectedText? = nil, locked: Bool = false) {
         self.requestID = requestID
         self.action = action
         self.text = text

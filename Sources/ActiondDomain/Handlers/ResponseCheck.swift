@@ -7,7 +7,7 @@ public enum RespondedAction: Sendable, Hashable {
     /// The person dismissed it (only for categories with customDismissAction).
     case dismissed
     /// A button of the category; `text` for a text input action.
-    case action(NotificationAction, text: String?)
+    case action(NotificationAction, text: ProtectedText?)
 }
 
 /// The checks every response goes through before its category's handler sees it.
@@ -61,6 +61,13 @@ package struct ResponseRules: Sendable, Hashable {
             guard let text = response.text, isValidText(text) else { return .reject(.invalidText) }
             return .proceed(.action(action, text: text))
         }
+    }
+
+    /// A forgotten text (its user was forgotten before the event was decided) passes: what it
+    /// was cannot be known, and its event must still be decided once.
+    package func isValidText(_ text: ProtectedText) -> Bool {
+        guard let clear = text.text else { return true }
+        return isValidText(clear)
     }
 
     /// Not empty, at most `maximumTextLength` characters (code points, as PostgreSQL's

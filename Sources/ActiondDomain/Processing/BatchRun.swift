@@ -68,6 +68,17 @@ package struct BatchRun: Sendable {
         return run
     }
 
+    /// Integrates `user`'s stash alone, without an input event of theirs: what `actiond
+    /// forget` does (no protected_data.available of a forgotten user can follow), each stashed
+    /// event getting its final outcome, as if their data had become available.
+    package static func integrateStash(of user: String, stash: [LoggedEvent], handler: any EventHandler, state: WorkingSet,
+                                       now: Date) async throws -> BatchRun {
+        var run = BatchRun(state: state, stash: [ExactString(user): stash])
+        try await run.integrate(user: user, handler: handler, now: now)
+        try run.state.encodeChangedRows()
+        return run
+    }
+
     private static func decide(_ events: [LoggedEvent], handler: any EventHandler, state: WorkingSet,
                                stash: [ExactString: [LoggedEvent]], retry: RetryPolicy, now: Date) async throws -> BatchRun {
         var run = BatchRun(state: state, stash: stash)

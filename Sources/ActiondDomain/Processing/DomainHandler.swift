@@ -76,6 +76,11 @@ package struct DomainHandler: EventHandler {
         }
     }
 
+    package func protectsAlert(category: String, in categories: CategoryRegistry?) -> Bool {
+        guard let category = categories?.category(category), let name = category.handler else { return false }
+        return handlers.handlers[name]?.protectsAlert ?? false
+    }
+
     // MARK: routing
 
     /// The notification as recorded: the custom keys the build's handlers require, for them

@@ -35,7 +35,7 @@ package enum EventData: Sendable, Hashable {
         case .notificationResponse:
             guard case .bool(let locked)? = data["locked"] else { throw Unreadable(position: position, field: "locked") }
             return .response(NotificationResponse(requestID: try string("request_id"), action: try string("action"),
-                                                  text: data["text"]?.stringValue, locked: locked))
+                                                  text: protectedText(data, "text"), locked: locked))
         case .meetingCancelled:
             guard case .object(let object) = data else { throw Unreadable(position: position, field: "") }
             return .input(type, data: object)
@@ -47,13 +47,22 @@ package enum EventData: Sendable, Hashable {
     }
 }
 
+/// A protected field of data as the worker hands it over (`ProtectedFields`): in clear, or
+/// marked `<field>_forgotten` when its user was forgotten.
+func protectedText(_ object: JSONValue?, _ field: String) -> ProtectedText? {
+    if let clear = object?[field]?.stringValue { return ProtectedText(clear) }
+    if case .bool(true)? = object?[field + ProtectedFields.forgottenSuffix] { return .forgotten }
+    return nil
+}
+
 extension [String: JSONValue] {
     /// `aps.category` of a notification payload.
     var apsCategory: String? { self["aps"]?["category"]?.stringValue }
 
-    /// The alert's body: `aps.alert` as a string, or its `body`.
-    var alertBody: String? {
+    /// The alert's body: `aps.alert` as a string, or its `body`. Protected text.
+    var alertBody: ProtectedText? {
         guard let alert = self["aps"]?["alert"] else { return nil }
-        return alert.stringValue ?? alert["body"]?.stringValue
+        if let body = alert.stringValue { return ProtectedText(body) }
+        return protectedText(alert, "body")
     }
 }

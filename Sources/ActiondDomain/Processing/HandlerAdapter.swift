@@ -19,6 +19,7 @@ package protocol AnyCategoryHandler: Sendable {
     func stateKey(for notification: SentNotification) throws -> StreamKey?
     func sharedKey(for notification: SentNotification) throws -> StreamKey?
     func needsProtectedData(_ action: RespondedAction) -> Bool
+    var protectsAlert: Bool { get }
     func sent(_ notification: SentNotification, payload: [String: JSONValue], settings: [String: Int], in state: WorkingSet) throws -> HandlerResult
     func respond(_ action: RespondedAction, stamp: DeviceStamp, to notification: SentNotification, settings: [String: Int],
                  in state: WorkingSet) throws -> HandlerResult
@@ -72,6 +73,7 @@ struct HandlerAdapter<Handler: CategoryHandler>: AnyCategoryHandler {
     }
 
     func needsProtectedData(_ action: RespondedAction) -> Bool { handler.needsProtectedData(action) }
+    var protectsAlert: Bool { handler.protectsAlert }
 
     /// The category's settings over the handler's declared defaults (a setting declared after
     /// the category was loaded takes its default).

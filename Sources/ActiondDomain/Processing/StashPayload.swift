@@ -1,17 +1,22 @@
-/// How a stashed change is stored: one opaque, versioned payload, never spread over columns,
-/// so that a later version can seal it with the user's public key (written while the device
-/// is locked, readable only once it is unlocked) without changing the stash's shape.
+/// How a stashed change is stored: one opaque, versioned payload, never spread over columns.
 package enum StashPayload {
-    /// Version 1: the input event as JSON, unsealed.
-    package static let currentVersion = 1
+    /// Version 1: the input event as JSON, as the log held it (protected text possibly in
+    /// clear). Version 2: the input event with its data as the log stores it after a worker
+    /// took it (`LoggedEvent.storedData`: protected fields sealed under the user's key), to be
+    /// opened like a claimed event's.
+    package static let currentVersion = 2
 
     package static func seal(_ event: LoggedEvent) throws -> String {
-        try DomainCoding.encode(event)
+        var stored = event
+        if let data = event.storedData { stored = LoggedEvent(position: event.position, id: event.id, type: event.type, userID: event.userID,
+                                                              occurredAt: event.occurredAt, data: data, submittedAt: event.submittedAt,
+                                                              failedAttempts: event.failedAttempts) }
+        return try DomainCoding.encode(stored)
     }
 
     package static func open(_ payload: String, version: Int) throws -> LoggedEvent {
         switch version {
-        case 1: return try DomainCoding.decode(LoggedEvent.self, from: payload)
+        case 1, 2: return try DomainCoding.decode(LoggedEvent.self, from: payload)
         default: throw UnknownVersion(version: version)
         }
     }

@@ -31,11 +31,16 @@ package struct WorkingSet: Sendable {
     package var categories: CategoryRegistry?
     /// Encode the rows each decision changes as it is applied.
     package var careful = false
+    /// Seals the protected text of the domain events this batch appends (`ProtectedText`),
+    /// under each stream's user's data key.
+    package var sealer: any TextSealer
     /// The fold and storage of each changed row's kind.
     private var codecs: [StreamKey: any StreamCodec] = [:]
 
-    package init(categories: CategoryRegistry? = nil) {
+    /// `sealer`: the worker's, holding its batch's users' keys; unsealed text only in tests.
+    package init(categories: CategoryRegistry? = nil, sealer: any TextSealer = UnsealedText()) {
         self.categories = categories
+        self.sealer = sealer
     }
 
     package subscript(key: StreamKey) -> StreamState? { states[key] }
@@ -78,7 +83,8 @@ package struct WorkingSet: Sendable {
             let key = event.stream
             if let error = unreadable[key] { throw UnreadableState(key: key, error: error) }
             staged[key] = (event.apply(to: staged[key]?.state ?? states[key]), event.codec)
-            encoded.append(Appended(position: position, event: event, json: try event.encoded()))
+            let sealing = TextSealing(sealer: sealer, user: key.userID, row: SealBinding.domainRow(position: position, stream: key))
+            encoded.append(Appended(position: position, event: event, json: try TextSealing.$current.withValue(sealing) { try event.encoded() }))
         }
         var written: [StreamKey: String] = [:]
         if careful {

@@ -21,6 +21,8 @@ struct ActiondCommand: AsyncParsableCommand {
             PauseCommand.self,
             ResumeCommand.self,
             PruneCommand.self,
+            ForgetCommand.self,
+            KeysCommand.self,
             BenchCommand.self,
             DBCommand.self,
         ]

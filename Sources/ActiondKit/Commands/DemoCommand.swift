@@ -1,6 +1,7 @@
 import ActiondDomain
 import ActiondPostgres
 import ActiondRuntime
+import ActiondSealing
 import ArgumentParser
 import Foundation
 import PostgresNIO
@@ -19,6 +20,7 @@ struct DemoCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = try options.makeLogger()
+        let keys = try options.keyRing(command: "demo", logger: logger)
         let clock = ContinuousClock()
         let started = clock.now
         try await Database.withClient(options.database, logger: logger) { client, url in
@@ -57,7 +59,7 @@ struct DemoCommand: AsyncParsableCommand {
                 var quiet = logger  // the progress bar says what the workers' notices would
                 quiet.logLevel = max(logger.logLevel, .warning)
                 group.addTask { [quiet] in
-                    try await Workers(client: client, handler: DomainHandler(handlers: Installed.handlers), configuration: WorkerConfiguration(concurrency: 4, drain: true), logger: quiet).run()
+                    try await Workers(client: client, keys: keys, handler: DomainHandler(handlers: Installed.handlers), configuration: WorkerConfiguration(concurrency: 4, drain: true), logger: quiet).run()
                 }
                 group.addTask {
                     while !Task.isCancelled {

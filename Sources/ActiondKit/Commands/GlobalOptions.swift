@@ -1,4 +1,5 @@
 import ActiondRuntime
+import ActiondSealing
 import ArgumentParser
 import Foundation
 import Logging
@@ -19,6 +20,11 @@ struct GlobalOptions: ParsableArguments {
         "Folder of PostgreSQL's initdb and pg_ctl; default: ACTIOND_PG_BINDIR, else searched.", valueName: "path"))
     var binDirectory: String?
 
+    @Option(name: .customLong("key-file"), help: ArgumentHelp(
+        "The key file whose KEK wraps users' data keys (actiond keys new FILE); default: ACTIOND_KEY_FILE, else, for the embedded cluster only, one beside it.",
+        valueName: "path"))
+    var keyFile: String?
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical; default: ACTIOND_LOG_LEVEL, else notice.")
     var logLevelFlag: String?
 
@@ -37,6 +43,12 @@ struct GlobalOptions: ParsableArguments {
         DatabaseOptions(url: databaseURL ?? environment.string("database-url"),
                         dataDirectory: dataDirectory ?? environment.string("data-dir"),
                         binDirectory: binDirectory ?? environment.string("pg-bindir"))
+    }
+
+    /// The keys of a command that seals or opens protected text; refused for a server
+    /// database without a key file, with a sentence naming the setting.
+    func keyRing(command: String, logger: Logger) throws -> KeyRing {
+        try KeyConfiguration.keyRing(keyFile ?? environment.string("key-file"), database: database, command: command, logger: logger)
     }
 
     /// Sets up logging to standard error (once per process) and returns the command's logger.

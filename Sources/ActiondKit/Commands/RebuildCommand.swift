@@ -16,10 +16,12 @@ struct RebuildCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = try options.makeLogger()
+        let keys = try options.keyRing(command: "rebuild", logger: logger)
         try await Database.withClient(options.database, logger: logger) { client, _ in
             try await Migrator(client: client, logger: logger, handlers: Installed.handlers).prepare()
             let bar = ProgressBar("folding domain events")
-            let summary = try await ProjectionRebuild(client: client, logger: logger, pageSize: pageSize, handlers: Installed.handlers).run { progress in
+            let summary = try await ProjectionRebuild(client: client, logger: logger, pageSize: pageSize, handlers: Installed.handlers,
+                                                        keys: keys).run { progress in
                 bar.update(progress.folded, of: progress.total)
             }
             bar.finish()

@@ -68,7 +68,8 @@ struct WorkCommand: AsyncParsableCommand {
         let configuration = WorkerConfiguration(
             concurrency: s.concurrency, batchSize: s.batchSize, pollInterval: .seconds(s.pollInterval), drain: s.drain,
             retry: RetryPolicy(maxAttempts: s.maxAttempts, baseDelay: .seconds(s.retryDelay)))
-        try await WorkerRunner.run(database: options.database, configuration: configuration,
+        let keys = try options.keyRing(command: "work", logger: logger)
+        try await WorkerRunner.run(database: options.database, keys: keys, configuration: configuration,
                                    handlers: Installed.handlers, rules: ResponseRules(holdWindow: .seconds(s.holdWindow)),
                                    shutdownGrace: .seconds(s.shutdownGrace), http: s.http, logger: logger)
     }

@@ -60,6 +60,16 @@ package enum CategoryStore {
         return nil
     }
 
+    /// The current registry, read on `connection`; nil when none was ever loaded.
+    package static func currentVersion(on connection: PostgresConnection, logger: Logger) async throws -> CategoryRegistry? {
+        let rows = try await connection.query("SELECT document FROM actiond.category_document()", logger: logger)
+        for try await document in rows.decode(String?.self) {
+            guard let document else { return nil }
+            return try CategoryRegistry.stored(Data(document.utf8))
+        }
+        return nil
+    }
+
     /// Registry version `version`, read on `connection` (a worker's transaction).
     package static func version(_ version: Int, on connection: PostgresConnection, logger: Logger) async throws -> CategoryRegistry? {
         let rows = try await connection.query("SELECT document FROM actiond.category_document(\(version)::integer)", logger: logger)

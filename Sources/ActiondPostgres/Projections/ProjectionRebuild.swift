@@ -1,4 +1,5 @@
 import ActiondDomain
+import ActiondSealing
 import Foundation
 import Logging
 import PostgresNIO
@@ -38,14 +39,31 @@ package struct ProjectionRebuild: Sendable {
     let logger: Logger
     let pageSize: Int
     let catalog: StreamCatalog
+    /// Opens the protected text of the events folded (forgotten text reads as forgotten).
+    let keys: KeyRing
 
     /// `handlers`: every handler whose state the database holds (a kind none declares is an
     /// error: the live rows would otherwise be lost in the swap).
-    package init(client: PostgresClient, logger: Logger, pageSize: Int = 5000, handlers: CategoryHandlers = .builtIn) {
+    package init(client: PostgresClient, logger: Logger, pageSize: Int = 5000, handlers: CategoryHandlers = .builtIn, keys: KeyRing) {
         self.client = client
         self.logger = logger
         self.pageSize = pageSize
         self.catalog = handlers.catalog
+        self.keys = keys
+    }
+
+    /// Reads stored domain events, opening their protected text with their users' keys (one
+    /// read of keys and fences per page).
+    private func decode(_ rows: [(position: Int64, key: StreamKey, version: Int, data: String)],
+                        on connection: PostgresConnection) async throws -> [DomainEvent] {
+        var seen: Set<ExactString> = []
+        let users = rows.filter { $0.data.contains("\"sealed\"") }.map(\.key.userID).filter { !$0.isEmpty && seen.insert(ExactString($0)).inserted }
+        let stored = try await KeyStore.load(users: users, on: connection, logger: logger)
+        let sealer = try await keys.sealer(keys: stored.keys, fences: stored.fences)
+        return try rows.map { row in
+            let sealing = TextSealing(sealer: sealer, user: row.key.userID, row: SealBinding.domainRow(position: row.position, stream: row.key))
+            return try TextSealing.$current.withValue(sealing) { try catalog.decodeEvent(row.data, version: row.version, stream: row.key) }
+        }
     }
 
     package func run(progress: @Sendable (Progress) -> Void = { _ in }) async throws -> Summary {
@@ -90,11 +108,14 @@ package struct ProjectionRebuild: Sendable {
                 """, logger: logger).collect()
             if page.isEmpty { break }
             var rows = ProjectionRows()
+            var stored: [(position: Int64, key: StreamKey, version: Int, data: String)] = []
             for row in page {
                 let (seq, position, kind, id, user, version, data) = try row.decode((Int64, Int64, String, String, String, Int, String).self)
                 after = (kind, id, user, seq)
-                let key = StreamKey(kind, id, user: user)
-                if let finished = fold.add(key, position: position, event: try catalog.decodeEvent(data, version: version, stream: key)) {
+                stored.append((position, StreamKey(kind, id, user: user), version, data))
+            }
+            for (row, event) in zip(stored, try await decode(stored, on: connection)) {
+                if let finished = fold.add(row.key, position: row.position, event: event) {
                     try rows.append(finished.0, finished.1, position: finished.2, catalog: catalog)
                 }
             }
@@ -131,12 +152,12 @@ package struct ProjectionRebuild: Sendable {
             FROM actiond.domain_events WHERE seq > \(seq) ORDER BY seq
             """, logger: logger).collect()
         guard !rows.isEmpty else { return 0 }
-        var events: [(key: StreamKey, position: Int64, event: DomainEvent)] = []
+        var stored: [(position: Int64, key: StreamKey, version: Int, data: String)] = []
         for row in rows {
             let (_, position, kind, id, user, version, data) = try row.decode((Int64, Int64, String, String, String, Int, String).self)
-            let key = StreamKey(kind, id, user: user)
-            events.append((key, position, try catalog.decodeEvent(data, version: version, stream: key)))
+            stored.append((position, StreamKey(kind, id, user: user), version, data))
         }
+        let events = zip(stored, try await decode(stored, on: connection)).map { (key: $0.key, position: $0.position, event: $1) }
         let keys = Array(Set(events.map(\.key)))
         var states: [StreamKey: StreamState] = [:]
         let loaded = try await connection.query("""

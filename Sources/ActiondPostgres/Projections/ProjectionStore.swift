@@ -43,6 +43,23 @@ package enum ProjectionStore {
         }
     }
 
+    /// Loads every row `events`' handlers read, in rounds (a response's notification, once
+    /// loaded, names the invitation it answers), locking `locking` with the first. An event
+    /// whose data cannot be read names nothing here; its handler fails in the run.
+    package static func loadRounds(for events: [LoggedEvent], handler: any EventHandler, locking: [StreamKey], into state: inout WorkingSet,
+                                   cache: StateCache?, on connection: PostgresConnection, logger: Logger) async throws {
+        var locking = locking
+        for _ in 0..<4 {
+            var wanted: Set<StreamKey> = []
+            for event in events {
+                for key in (try? handler.streams(for: event, in: state)) ?? [] where !state.isLoaded(key) { wanted.insert(key) }
+            }
+            if wanted.isEmpty && locking.isEmpty { break }
+            try await load(wanted, locking: locking, into: &state, catalog: handler.catalog, cache: cache, on: connection, logger: logger)
+            locking = []
+        }
+    }
+
     /// The stashed events of `users`, by user, in position order.
     package static func stash(of users: [String], on connection: PostgresConnection, logger: Logger) async throws -> [ExactString: [LoggedEvent]] {
         guard !users.isEmpty else { return [:] }

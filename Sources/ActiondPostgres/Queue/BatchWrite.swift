@@ -1,4 +1,5 @@
 import ActiondDomain
+import ActiondSealing
 import Foundation
 import Logging
 import PostgresNIO
@@ -41,11 +42,35 @@ package struct BatchWrite: Sendable {
     /// The document `commit_batch` reads.
     package let document: String
 
-    /// What `run` decided, its finished events and retries, and the users claimed.
-    package init(run: BatchRun, finished: [Finished], retries: [Retry], claimedUsers: [String]) throws {
+    /// What `run` decided, its finished events and retries, and the users claimed; the data
+    /// keys the batch made (`keys`) and the input events whose protected fields it sealed at
+    /// rest (`rewrites`).
+    package init(run: BatchRun, finished: [Finished], retries: [Retry], claimedUsers: [String],
+                 keys: [StoredDataKey] = [], rewrites: [EventProtection.Rewrite] = []) throws {
         var json = JSONWriter(capacity: 1024 * max(1, finished.count))
         json.beginObject()
         let state = run.state
+
+        json.key("keys"); json.beginArray()
+        for key in keys {
+            json.beginObject()
+            json.key("user"); json.string(key.userID)
+            json.key("version"); json.number(Int64(key.version))
+            json.key("kek"); json.string(key.kekID)
+            json.key("wrapped"); json.string(key.wrapped.base64EncodedString())
+            json.endObject()
+        }
+        json.endArray()
+
+        json.key("rewrites"); json.beginArray()
+        for rewrite in rewrites {
+            json.beginObject()
+            json.key("user"); json.string(rewrite.userID)
+            json.key("position"); json.number(rewrite.position)
+            json.key("data"); json.raw(rewrite.data)
+            json.endObject()
+        }
+        json.endArray()
 
         json.key("rows"); json.beginArray()
         for (key, position) in state.changed {

@@ -1,5 +1,6 @@
 import ActiondDomain
 import ActiondPostgres
+import ActiondSealing
 import Foundation
 import Logging
 import Metrics
@@ -18,6 +19,9 @@ struct BatchProcessor: Sendable {
     let categories: CategoryCache
     /// Decoded rows shared by the pool's loops (nil: none kept).
     let states: StateCache?
+    /// The KEK and the cache of data keys: protected text is opened for the handlers and
+    /// sealed at rest (`EventProtection`, `BatchSealer`).
+    let keys: KeyRing
     let logger: Logger
 
     /// What one batch claimed.
@@ -66,8 +70,18 @@ struct BatchProcessor: Sendable {
                     case .retry(let delay): retries.append(BatchWrite.Retry(event: current, error: error, delay: delay))
                     case .dead: finished.append(BatchWrite.Finished(event: current, outcome: .dead, error: error))
                     }
+                    // Its protected text is sealed at rest here too, when that works: a dead
+                    // letter keeps no clear text. (When it does not, the event stays as it was
+                    // submitted, and the failure says why.)
+                    var newKeys: [StoredDataKey] = []
+                    var rewrites: [EventProtection.Rewrite] = []
+                    if let protected = try? await protect([current], categoryVersion: claim.categoryVersion, on: connection) {
+                        newKeys = protected.keys
+                        rewrites = protected.rewrites
+                    }
                     try await BatchWrite(run: BatchRun(state: WorkingSet()), finished: finished, retries: retries,
-                                         claimedUsers: [current.userID]).commit(on: connection, logger: logger)
+                                         claimedUsers: [current.userID], keys: newKeys, rewrites: rewrites)
+                        .commit(on: connection, logger: logger)
                     return decision
                 }
             }
@@ -96,11 +110,21 @@ struct BatchProcessor: Sendable {
     private func process(_ events: [LoggedEvent], claim: WorkQueue.Claim, on connection: PostgresConnection) async throws -> Claimed {
         let clock = ContinuousClock()
 
-        var state = WorkingSet(categories: try await categories.registry(version: claim.categoryVersion, on: connection, logger: logger))
-        let stash = try await load(for: events, into: &state, on: connection)
+        let registry = try await categories.registry(version: claim.categoryVersion, on: connection, logger: logger)
+        // The users' keys and fences, read in this transaction: their protected text opened
+        // for the handlers, and its at-rest form for the log.
+        let sealer = try await batchSealer(for: events, on: connection)
+        let prepared = try EventProtection.prepare(events, handler: handler, categories: registry, sealer: sealer, sealing: keys.sealing)
+        let events = prepared.events
+        var state = WorkingSet(categories: registry, sealer: keys.sealing ? sealer : UnsealedText())
+        var stash = try await load(for: events, into: &state, on: connection)
+        for (user, stashed) in stash {
+            stash[user] = try EventProtection.prepare(stashed, handler: handler, categories: registry, sealer: sealer, sealing: keys.sealing).events
+        }
 
         let run = try await BatchRun.run(events, handler: handler, state: state, stash: stash, retry: configuration.retry,
                                          now: claim.databaseNow ?? Date())
+        let newKeys = try await keys.wrapCreated(by: sealer)
         var retries: [BatchWrite.Retry] = []
         for failure in run.failures {
             metrics.failures.increment()
@@ -120,7 +144,8 @@ struct BatchProcessor: Sendable {
 
         let commitStart = clock.now
         let claimedUsers = Set(events.map { ExactString($0.userID) }).map(\.string)
-        let transaction = try await BatchWrite(run: run, finished: finished, retries: retries, claimedUsers: claimedUsers)
+        let transaction = try await BatchWrite(run: run, finished: finished, retries: retries, claimedUsers: claimedUsers,
+                                               keys: newKeys, rewrites: prepared.rewrites)
             .commit(on: connection, logger: logger)
         // The rows as written, by the version they will be read back with. Should the
         // transaction not commit, the rows keep their old version and these entries go unused.
@@ -136,6 +161,24 @@ struct BatchProcessor: Sendable {
                                               "stashed": "\(run.stashed.count)", "integrated": "\(run.unstashed.count)",
                                               "retries": "\(retries.count)"])
         return Claimed(events: events.count, full: Self.mayHaveMore(events, users: claimedUsers.count, configuration: configuration))
+    }
+
+    /// The sealer of a batch: its users' wrapped keys and fences, read in the batch's
+    /// transaction (a forget committed before it is seen), unwrapped through the cache.
+    private func batchSealer(for events: [LoggedEvent], on connection: PostgresConnection) async throws -> BatchSealer {
+        var seen: Set<ExactString> = []
+        let users = events.map(\.userID).filter { seen.insert(ExactString($0)).inserted }
+        let stored = try await KeyStore.load(users: users, on: connection, logger: logger)
+        return try await keys.sealer(keys: stored.keys, fences: stored.fences)
+    }
+
+    /// Protects `events` alone (a failed event's own transaction): the keys made and the rewrites.
+    private func protect(_ events: [LoggedEvent], categoryVersion: Int?,
+                         on connection: PostgresConnection) async throws -> (keys: [StoredDataKey], rewrites: [EventProtection.Rewrite]) {
+        let sealer = try await batchSealer(for: events, on: connection)
+        let registry = try await categories.registry(version: categoryVersion, on: connection, logger: logger)
+        let prepared = try EventProtection.prepare(events, handler: handler, categories: registry, sealer: sealer, sealing: keys.sealing)
+        return (try await keys.wrapCreated(by: sealer), prepared.rewrites)
     }
 
     /// Whether a claim may have left ready events behind. claim() takes at most
@@ -160,20 +203,11 @@ struct BatchProcessor: Sendable {
                       on connection: PostgresConnection) async throws -> [ExactString: [LoggedEvent]] {
         var shared: Set<StreamKey> = []
         for event in events { shared.formUnion((try? handler.sharedWrites(for: event)) ?? []) }
-        var locking = shared.sorted()  // taken with the first load
+        let locking = shared.sorted()  // taken with the first load
         let unlocking = Set(events.filter { $0.type == .protectedDataAvailable }.map { ExactString($0.userID) })
         let stash = try await ProjectionStore.stash(of: unlocking.map(\.string), on: connection, logger: logger)
-        let all = events + stash.values.joined()
-        for _ in 0..<4 {
-            var wanted: Set<StreamKey> = []
-            for event in all {
-                for key in (try? handler.streams(for: event, in: state)) ?? [] where !state.isLoaded(key) { wanted.insert(key) }
-            }
-            if wanted.isEmpty && locking.isEmpty { break }
-            try await ProjectionStore.load(wanted, locking: locking, into: &state, catalog: handler.catalog, cache: states,
-                                           on: connection, logger: logger)
-            locking = []
-        }
+        try await ProjectionStore.loadRounds(for: events + stash.values.joined(), handler: handler, locking: locking, into: &state,
+                                             cache: states, on: connection, logger: logger)
         return stash
     }
 }

@@ -1,5 +1,6 @@
 import ActiondDomain
 import ActiondPostgres
+import ActiondSealing
 import Logging
 import CoreMetrics
 import Metrics
@@ -21,9 +22,11 @@ package struct WorkerPool: Service {
     let categories = CategoryCache()
     /// Decoded rows shared by the loops (nil: configured off).
     package let states: StateCache?
+    let keys: KeyRing
 
-    init(client: PostgresClient, handler: any EventHandler, configuration: WorkerConfiguration, metrics: WorkerMetrics,
+    init(client: PostgresClient, keys: KeyRing, handler: any EventHandler, configuration: WorkerConfiguration, metrics: WorkerMetrics,
          signals: WorkerSignals, health: WorkerHealth, logger: Logger) {
+        self.keys = keys
         self.health = health
         self.client = client
         self.handler = handler
@@ -51,7 +54,7 @@ package struct WorkerPool: Service {
         var logger = logger
         logger[metadataKey: LogKey.worker] = "\(index)"
         let processor = BatchProcessor(client: client, handler: handler, configuration: configuration, metrics: metrics,
-                                       categories: categories, states: states, logger: logger)
+                                       categories: categories, states: states, keys: keys, logger: logger)
         var errorDelay = Duration.milliseconds(100)
         while !signals.isStopping && !Task.isCancelled {
             let generation = signals.generation

@@ -1,5 +1,6 @@
 import ActiondDomain
 import ActiondPostgres
+import ActiondSealing
 import CoreMetrics
 import Logging
 import PostgresNIO
@@ -18,8 +19,9 @@ package struct Workers: Sendable {
     package let health: WorkerHealth
     let logger: Logger
 
+    /// `keys`: the KEK and data key cache protected text is sealed and opened with.
     /// `metricsFactory`: where the metrics go; by default the bootstrapped metrics system.
-    package init(client: PostgresClient, handler: any EventHandler = DomainHandler(),
+    package init(client: PostgresClient, keys: KeyRing, handler: any EventHandler = DomainHandler(),
                  configuration: WorkerConfiguration = WorkerConfiguration(), logger: Logger,
                  metricsFactory: (any MetricsFactory)? = nil) {
         let signals = WorkerSignals()
@@ -30,7 +32,7 @@ package struct Workers: Sendable {
         sweeper = HoldSweeper(client: client, interval: configuration.holdSweepInterval, logger: logger)
         pruner = ReportCounterPruner(client: client, interval: configuration.pruneInterval, logger: logger)
         sampler = QueueSampler(client: client, interval: configuration.sampleInterval, metrics: metrics, logger: logger)
-        pool = WorkerPool(client: client, handler: handler, configuration: configuration, metrics: metrics, signals: signals, health: health, logger: logger)
+        pool = WorkerPool(client: client, keys: keys, handler: handler, configuration: configuration, metrics: metrics, signals: signals, health: health, logger: logger)
         self.logger = logger
     }
 

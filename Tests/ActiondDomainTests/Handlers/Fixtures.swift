@@ -21,6 +21,6 @@ enum Fixtures {
     }
 
     static func action(_ category: String, _ identifier: String, text: String? = nil) -> RespondedAction {
-        .action(registry.category(category)!.action(identifier)!, text: text)
+        .action(registry.category(category)!.action(identifier)!, text: text.map { ProtectedText($0) })
     }
 }

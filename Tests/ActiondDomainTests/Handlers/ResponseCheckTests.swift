@@ -92,7 +92,7 @@ struct ResponseCheckTests {
         ("See you at 12:30", true),
     ] as [(String?, Bool)])
     func replyText(_ text: String?, _ valid: Bool) {
-        let answer = check(NotificationResponse(requestID: "req-1", action: "REPLY_ACTION", text: text), category: "MESSAGE")
+        let answer = check(NotificationResponse(requestID: "req-1", action: "REPLY_ACTION", text: text.map { ProtectedText($0) }), category: "MESSAGE")
         if valid {
             #expect(answer == .proceed(Fixtures.action("MESSAGE", "REPLY_ACTION", text: text)))
         } else {

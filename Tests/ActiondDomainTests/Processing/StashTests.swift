@@ -15,7 +15,7 @@ struct StashTests {
     }
 
     static func replies(_ run: Simulation) -> [String] {
-        run.state.threadEvents.compactMap { if case .replyPosted(_, _, let text, _) = $0 { text } else { nil } }
+        run.state.threadEvents.compactMap { if case .replyPosted(_, _, let text, _) = $0 { text.text } else { nil } }
     }
 
     @Test func repliesWhileUnavailableAreStashedAndIntegratedInOrder() async throws {

@@ -4,8 +4,9 @@ import ActiondKit
 public enum OrderEvent: HandlerEvent {
     case orderReady(orderID: String)
     case statusChosen(OrderStatus, at: DeviceStamp)
-    /// Carries protected text.
-    case courierMessaged(text: String, at: DeviceStamp)
+    /// Carries protected text: `ProtectedText`, which actiond seals under the user's key when
+    /// it stores the event, and which reads as forgotten once the user is forgotten.
+    case courierMessaged(text: ProtectedText, at: DeviceStamp)
 
     public var name: String {
         switch self {
@@ -27,7 +28,7 @@ public enum OrderEvent: HandlerEvent {
 public enum OrderEventV1: HandlerEvent {
     case orderReady(orderID: String)
     case answered(action: String, at: DeviceStamp)
-    case courierMessaged(text: String, at: DeviceStamp)
+    case courierMessaged(text: ProtectedText, at: DeviceStamp)
 
     public var name: String {
         switch self {

@@ -46,7 +46,7 @@ struct OrderReadyHandlerV1: CategoryHandler {
 @Suite("ORDER_READY evolution", .timeLimit(.minutes(3)))
 struct OrderReadyEvolutionTests {
     static func work(_ handlers: CategoryHandlers, _ db: TestDatabase) async throws {
-        try await Workers(client: db.client, handler: DomainHandler(handlers: handlers),
+        try await Workers(client: db.client, keys: TestKeys.shared, handler: DomainHandler(handlers: handlers),
                              configuration: WorkerConfiguration(drain: true), logger: db.logger).run()
     }
 
@@ -72,7 +72,7 @@ struct OrderReadyEvolutionTests {
             #expect(try await db.scalar("SELECT count(*) FROM actiond.domain_events WHERE type = 'order.answered' AND schema_version = 1", as: Int.self) == 2)
 
             // The new build reads version 1's events and rebuilds exactly the rows version 1 wrote.
-            let summary = try await ProjectionRebuild(client: db.client, logger: db.logger, handlers: v2).run()
+            let summary = try await ProjectionRebuild(client: db.client, logger: db.logger, handlers: v2, keys: TestKeys.shared).run()
             #expect(summary.rows > 0 && summary.removed == 0 && summary.written == 0, "\(summary)")
 
             // Its workers carry on from that state, writing version 2 events beside version 1's.
@@ -84,12 +84,12 @@ struct OrderReadyEvolutionTests {
                 SELECT user_id, state -> 'report' ->> 'status' FROM actiond.projections WHERE kind = 'order_ready' ORDER BY user_id
                 """, logger: db.logger).collect().map { try $0.decode((String, String).self) }
             #expect(statuses.map { "\($0.0)=\($0.1)" } == ["ana=on_my_way", "bob=on_my_way"], "bob's older Leave at door is superseded")
-            let again = try await ProjectionRebuild(client: db.client, logger: db.logger, handlers: v2).run()
+            let again = try await ProjectionRebuild(client: db.client, logger: db.logger, handlers: v2, keys: TestKeys.shared).run()
             #expect(again.removed == 0 && again.written == 0, "a log of both versions rebuilds to the live state")
 
             // The old build cannot read version 2: it says so rather than guessing.
             await #expect(throws: UnknownSchemaVersion.self) {
-                _ = try await ProjectionRebuild(client: db.client, logger: db.logger, handlers: v1).run()
+                _ = try await ProjectionRebuild(client: db.client, logger: db.logger, handlers: v1, keys: TestKeys.shared).run()
             }
         }
     }

@@ -12,7 +12,7 @@ struct OrderReadyHandlerTests {
 
     func response(_ action: String, at seconds: Double, text: String? = nil, max: Int = 3) -> CheckedResponse {
         let button = NotificationAction(identifier: action, title: action, textInput: text == nil ? nil : TextInput(buttonTitle: "Send", placeholder: ""))
-        return CheckedResponse(action: .action(button, text: text), stamp: DeviceStamp(occurredAt: Date(timeIntervalSince1970: seconds), eventID: "e\(seconds)"),
+        return CheckedResponse(action: .action(button, text: text.map { ProtectedText($0) }), stamp: DeviceStamp(occurredAt: Date(timeIntervalSince1970: seconds), eventID: "e\(seconds)"),
                                notification: notification, key: key, settings: HandlerSettings(["max_courier_messages": max]))
     }
 

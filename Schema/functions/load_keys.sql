@@ -1,0 +1,22 @@
+-- The wrapped data keys and the fences (forgotten_users) of the given users: what a worker
+-- needs to seal and open their protected text, read in the batch's transaction, so a forget
+-- committed before it is always seen (a worker checks the fence before it seals or opens).
+-- kind 'key': one row per wrapping; kind 'fence': version is the last destroyed version.
+create function actiond.load_keys(users text[])
+returns table (kind text, user_id text, version integer, kek_id text, wrapped bytea, new_key_allowed boolean)
+language plpgsql stable
+-- Runs as its owner (SECURITY.md): callers are granted EXECUTE on it, not the tables.
+security definer set search_path = actiond, pg_temp
+as $$
+#variable_conflict use_column
+begin
+    return query
+    select 'key'::text, k.user_id, k.version, k.kek_id, k.wrapped, null::boolean
+    from actiond.data_keys k
+    where k.user_id = any(users);
+    return query
+    select 'fence'::text, f.user_id, f.through_version, null::text, null::bytea, f.new_key_allowed_at is not null
+    from actiond.forgotten_users f
+    where f.user_id = any(users);
+end
+$$;

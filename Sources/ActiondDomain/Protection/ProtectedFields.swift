@@ -1,0 +1,124 @@
+import Foundation
+
+/// The protected fields of an input event's `data`, and their three forms:
+///
+/// - in clear: `"text": "…"` (what plain SQL submit stores until a worker takes the event);
+/// - sealed: `"text_sealed": "…"`, either to the intake public key (`hpke1.…`, what
+///   `actiond submit` and other producers send) or at rest under the user's data key
+///   (`aead1.…`, what a worker writes back);
+/// - forgotten, in memory only: `"text_forgotten": true` (the user's key was destroyed).
+///
+/// Protected fields: a response's `text`; for a category whose handler `protectsAlert`, the
+/// notification's `payload.aps.alert` (a string) or its `title`, `subtitle` and `body`.
+/// A field arriving sealed is opened whatever its category: a producer may seal more.
+package enum ProtectedFields {
+    package static let sealedSuffix = "_sealed"
+    package static let forgottenSuffix = "_forgotten"
+    package static let alertFields = ["title", "subtitle", "body"]
+
+    /// What the worker does with one field.
+    package struct Crypt {
+        /// Opens a sealed value of `field` (dotted path): intake or at-rest form.
+        package var open: (_ sealed: String, _ field: String) throws -> ProtectedText
+        /// Seals clear text of `field` at rest; nil: leave it as it is (sealing switched off).
+        package var seal: ((_ clear: String, _ field: String) throws -> String)?
+        /// Whether a sealed value is already in its at-rest form.
+        package var isAtRest: (_ sealed: String) -> Bool
+        /// The user was forgotten: every protected field reads as forgotten and is stored so.
+        package var forgotten: Bool
+
+        package init(open: @escaping (String, String) throws -> ProtectedText, seal: ((String, String) throws -> String)?,
+                     isAtRest: @escaping (String) -> Bool, forgotten: Bool = false) {
+            self.open = open
+            self.seal = seal
+            self.isAtRest = isAtRest
+            self.forgotten = forgotten
+        }
+    }
+
+    /// The data in memory (clear or forgotten, for the handler) and, when it differs from what
+    /// the log holds, the data as it must be stored from now on (at rest, never clear).
+    package struct Prepared {
+        package var memory: JSONValue
+        package var stored: JSONValue?
+    }
+
+    /// Whether `data` (JSON text) may hold a protected field: a cheap test before parsing.
+    package static func mayHold(_ data: String, type: EventType) -> Bool {
+        switch type {
+        case .notificationResponse: data.contains("\"text")
+        case .notificationSent: data.contains("\"alert")
+        default: false
+        }
+    }
+
+    /// Reads and rewrites the protected fields of `data`.
+    package static func prepare(_ data: JSONValue, type: EventType, protectsAlert: Bool, crypt: Crypt) throws -> Prepared {
+        guard case .object(var object) = data else { return Prepared(memory: data, stored: nil) }
+        var stored = object
+        var changed = false
+        switch type {
+        case .notificationResponse:
+            try field("text", path: "text", memory: &object, stored: &stored, protected: true, crypt: crypt, changed: &changed)
+        case .notificationSent:
+            guard case .object(var payload)? = object["payload"], case .object(var aps)? = payload["aps"] else { break }
+            guard case .object(var storedPayload)? = stored["payload"], case .object(var storedAps)? = storedPayload["aps"] else { break }
+            try field("alert", path: "payload.aps.alert", memory: &aps, stored: &storedAps, protected: protectsAlert, crypt: crypt, changed: &changed)
+            if case .object(var alert)? = aps["alert"], case .object(var storedAlert)? = storedAps["alert"] {
+                for name in alertFields {
+                    try field(name, path: "payload.aps.alert." + name, memory: &alert, stored: &storedAlert,
+                              protected: protectsAlert, crypt: crypt, changed: &changed)
+                }
+                aps["alert"] = .object(alert)
+                storedAps["alert"] = .object(storedAlert)
+            }
+            payload["aps"] = .object(aps)
+            object["payload"] = .object(payload)
+            storedPayload["aps"] = .object(storedAps)
+            stored["payload"] = .object(storedPayload)
+        default:
+            break
+        }
+        return Prepared(memory: .object(object), stored: changed ? .object(stored) : nil)
+    }
+
+    private static func field(_ name: String, path: String, memory: inout [String: JSONValue], stored: inout [String: JSONValue],
+                              protected: Bool, crypt: Crypt, changed: inout Bool) throws {
+        let sealedName = name + sealedSuffix
+        let forgottenName = name + forgottenSuffix
+        if case .string(let clear)? = memory[name], protected {
+            // Clear in the log (plain SQL submit): sealed at rest from now on, or, for a
+            // forgotten user, gone.
+            if crypt.forgotten {
+                memory[name] = nil
+                memory[forgottenName] = .bool(true)
+                stored[name] = nil
+                stored[forgottenName] = .bool(true)
+                changed = true
+            } else if let seal = crypt.seal {
+                stored[name] = nil
+                stored[sealedName] = .string(try seal(clear, path))
+                changed = true
+            }
+        } else if case .string(let sealed)? = memory[sealedName] {
+            let opened = crypt.forgotten ? ProtectedText.forgotten : try crypt.open(sealed, path)
+            memory[sealedName] = nil
+            if let clear = opened.text {
+                memory[name] = .string(clear)
+            } else {
+                memory[forgottenName] = .bool(true)
+            }
+            guard !crypt.isAtRest(sealed) else { return }
+            // Sealed to the intake key, which is no user's: at rest under the user's key, or
+            // nothing at all once the user is forgotten.
+            if opened.isForgotten {
+                stored[sealedName] = nil
+                stored[forgottenName] = .bool(true)
+                changed = true
+            } else if let clear = opened.text, let seal = crypt.seal {
+                stored[sealedName] = .string(try seal(clear, path))
+                changed = true
+            }
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+
+/// Seals and opens protected text for one user. actiond's worker provides one holding the
+/// batch's users' data keys (AES-GCM, in ActiondSealing); the domain only names what is
+/// bound: the user, the row and the field.
+package protocol TextSealer: Sendable {
+    /// `text` sealed for `binding`, as a string safe to store.
+    func seal(_ text: String, binding: SealBinding) throws -> String
+    /// The text sealed for `binding`; `ProtectedText.forgotten` when its user was forgotten.
+    /// An error when it was sealed for another binding or its key is missing without a fence.
+    func open(_ sealed: String, binding: SealBinding) throws -> ProtectedText
+}
+
+/// What a sealed text is bound to (AEAD associated data): the user whose key seals it, the
+/// row it is stored in, and the field. Sealed text moved to another user, row or field does
+/// not open.
+package struct SealBinding: Sendable, Hashable {
+    package var user: String
+    /// The row's identity: `event:<id>` for an input event (the id is unique per user),
+    /// `domain:<position>:<kind>:<stream id>` for a domain event.
+    package var row: String
+    package var field: String
+
+    package init(user: String, row: String, field: String) {
+        self.user = user
+        self.row = row
+        self.field = field
+    }
+
+    /// The associated data: the parts joined by NUL, which none of them can hold (PostgreSQL
+    /// text and jsonb strings refuse it), so no two bindings share bytes.
+    package var associatedData: Data {
+        Data((["actiond-seal-v1", user, row, field]).joined(separator: "\u{0}").utf8)
+    }
+
+    /// The row of an input event.
+    package static func inputRow(eventID: String) -> String { "event:" + eventID }
+
+    /// The row of a domain event.
+    package static func domainRow(position: Int64, stream: StreamKey) -> String {
+        "domain:\(position):\(stream.kind):\(stream.id)"
+    }
+}
+
+/// The sealer and the row that `ProtectedText` values are encoded or decoded for, set around
+/// the encoding of one domain event (task-local, so a handler's own `decodeEvent` reads
+/// through it without knowing).
+package struct TextSealing: Sendable {
+    package var sealer: any TextSealer
+    package var user: String
+    package var row: String
+
+    @TaskLocal package static var current: TextSealing?
+
+    package init(sealer: any TextSealer, user: String, row: String) {
+        self.sealer = sealer
+        self.user = user
+        self.row = row
+    }
+
+    func seal(_ text: String, field: String) throws -> String {
+        guard !user.isEmpty else { throw SharedProtectedText() }
+        return try sealer.seal(text, binding: SealBinding(user: user, row: row, field: field))
+    }
+
+    func open(_ sealed: String, field: String) throws -> ProtectedText {
+        try sealer.open(sealed, binding: SealBinding(user: user, row: row, field: field))
+    }
+}
+
+/// Protected text in shared state (a row no single user owns): it would belong to no one's
+/// key, and could never be forgotten.
+package struct SharedProtectedText: Error, CustomStringConvertible {
+    package var description: String { "protected text cannot be kept in shared state: it belongs to no user's key; keep it in per-user state's events" }
+}
+
+/// Stores text unsealed, marked as such (`plain.`): the pure domain's tests, and the
+/// benchmark's sealing-off switch. Never the worker's default.
+package struct UnsealedText: TextSealer {
+    package init() {}
+
+    package func seal(_ text: String, binding: SealBinding) throws -> String { "plain." + text }
+
+    package func open(_ sealed: String, binding: SealBinding) throws -> ProtectedText {
+        guard sealed.hasPrefix("plain.") else { throw SealedTextUnreadable(reason: "not unsealed text") }
+        return ProtectedText(String(sealed.dropFirst(6)))
+    }
+}
+
+/// Sealed text that cannot be opened: tampered with, moved to another row or user, or under
+/// a key that is missing without a fence. Never holds the text.
+package struct SealedTextUnreadable: Error, CustomStringConvertible {
+    package var reason: String
+    package init(reason: String) { self.reason = reason }
+    package var description: String { "sealed protected text cannot be opened: \(reason)" }
+}

@@ -1,0 +1,74 @@
+import ActiondPostgres
+import ActiondRuntime
+import ActiondSealing
+import ArgumentParser
+
+struct KeysCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keys",
+        abstract: "Key files, the intake public key, and KEK rotation.",
+        subcommands: [New.self, IntakePublicKey.self, Rotate.self])
+
+    struct New: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "new",
+            abstract: "Write a new key file (a random 256-bit KEK and an intake key pair), mode 0600. Never overwrites one.")
+
+        @Argument(help: "Where to write it: keep it off the database's host and out of its backups.") var file: String
+
+        func run() async throws {
+            let keyFile = try KeyFile.create(at: file)
+            print("wrote \(file) (KEK \(keyFile.kekID), intake key \(keyFile.intakeKeys[0].id)); run workers with --key-file \(file) or ACTIOND_KEY_FILE")
+        }
+    }
+
+    struct IntakePublicKey: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "intake-public-key",
+            abstract: "Print the public key producers seal protected text to (HPKE), as JSON.",
+            discussion: "Workers also publish it in the database: SELECT actiond.intake_public_key().")
+
+        @OptionGroup var options: GlobalOptions
+
+        func run() async throws {
+            let logger = try options.makeLogger()
+            let keys = try options.keyRing(command: "keys intake-public-key", logger: logger)
+            guard let key = keys.provider.intakeKeys.first else { throw ValidationError("the key file has no intake key") }
+            print(key.publicKey.document)
+        }
+    }
+
+    struct Rotate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rotate",
+            abstract: "Wrap every data key under a new KEK, beside its old wrapping; with --retire-old, delete the old wrappings.",
+            discussion: """
+                Sealed text is not touched. Resumable: run it again after an interruption and it wraps what is left. \
+                Then restart the workers with --key-file NEW, run rotate --retire-old, and destroy the old key file: \
+                backups taken before that stay readable only with the old KEK.
+                """)
+
+        @OptionGroup var options: GlobalOptions
+        @Option(name: .customLong("new-key-file"), help: "The new key file (actiond keys new FILE).") var newKeyFile: String
+        @Flag(name: .customLong("retire-old"), help: "Delete the wrappings under every other KEK (refused while a key lacks a new one).") var retireOld = false
+        @Option(help: "Keys rewrapped per statement.") var pageSize: Int = 1000
+
+        func run() async throws {
+            let logger = try options.makeLogger()
+            let old = try options.keyRing(command: "keys rotate", logger: logger).provider
+            let new = try KeyFile(path: newKeyFile)
+            try await Database.withClient(options.database, logger: logger) { client, _ in
+                try await Migrator(client: client, logger: logger, handlers: Installed.handlers).prepare()
+                if retireOld {
+                    let removed = try await KeyStore.retireWrappings(keepingKEK: new.kekID, client: client, logger: logger)
+                    print("removed \(removed) wrappings under older KEKs; every data key is now wrapped only under \(new.kekID): the old key file can be destroyed")
+                    return
+                }
+                let rotated = try await KeyRotation(client: client, from: old, to: new, pageSize: pageSize, logger: logger).run()
+                // Text producers sealed to the old intake key keeps opening with the new file.
+                _ = try new.addingIntakeKeys(old.intakeKeys)
+                print("wrapped \(rotated) data keys under \(new.kekID) (beside their old wrappings). Next: restart workers with --key-file \(newKeyFile), then actiond keys rotate --new-key-file \(newKeyFile) --retire-old")
+            }
+        }
+    }
+}

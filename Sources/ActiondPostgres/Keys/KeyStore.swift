@@ -1,0 +1,75 @@
+import ActiondDomain
+import ActiondSealing
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The database side of protected text (Schema/functions: load_keys, forget_keys,
+/// allow_new_key, intake keys, rotation): wrapped data keys and fences. The KEK never comes
+/// here; every key read or written is wrapped.
+package enum KeyStore {
+    /// The wrapped keys and fences of `users`, in the caller's transaction.
+    package static func load(users: [String], on connection: PostgresConnection, logger: Logger) async throws
+        -> (keys: [StoredDataKey], fences: [ForgottenUser]) {
+        guard !users.isEmpty else { return ([], []) }
+        var keys: [StoredDataKey] = []
+        var fences: [ForgottenUser] = []
+        let rows = try await connection.query(
+            "SELECT kind, user_id, version, kek_id, wrapped, new_key_allowed FROM actiond.load_keys(\(users))", logger: logger)
+        for try await (kind, user, version, kek, wrapped, allowed) in rows.decode((String, String, Int, String?, ByteBuffer?, Bool?).self) {
+            if kind == "fence" {
+                fences.append(ForgottenUser(userID: user, throughVersion: version, newKeyAllowed: allowed ?? false))
+            } else if let kek, let wrapped {
+                keys.append(StoredDataKey(userID: user, version: version, kekID: kek, wrapped: Data(wrapped.readableBytesView)))
+            }
+        }
+        return (keys, fences)
+    }
+
+    /// Deletes `user`'s data keys (at least through `through`) and writes the fence; returns
+    /// the last version destroyed. In the forget's transaction.
+    package static func forget(user: String, through: Int, on connection: PostgresConnection, logger: Logger) async throws -> Int {
+        try await connection.query("SELECT actiond.forget_keys(\(user), \(through))", logger: logger).collect().first?.decode(Int.self) ?? 0
+    }
+
+    /// Allows `user` a new key after a forget; returns the fence's last destroyed version.
+    package static func allowNewKey(user: String, on connection: PostgresConnection, logger: Logger) async throws -> Int {
+        try await connection.query("SELECT actiond.allow_new_key(\(user))", logger: logger).collect().first?.decode(Int.self) ?? 0
+    }
+
+    /// Publishes the intake public key producers seal to.
+    package static func publish(_ key: IntakePublicKey, client: PostgresClient, logger: Logger) async throws {
+        try await client.query("SELECT actiond.publish_intake_key(\(key.id), \(key.document)::jsonb)", logger: logger).drain()
+    }
+
+    /// The current intake public key's document; nil before a worker published one.
+    package static func intakePublicKey(client: PostgresClient, logger: Logger) async throws -> String? {
+        try await client.query("SELECT actiond.intake_public_key()::text", logger: logger).collect().first?.decode(String?.self)
+    }
+
+    /// A page of keys with no wrapping under `kekID`, after `after` in key order.
+    package static func keysToRewrap(kekID: String, after: (user: String, version: Int), page: Int,
+                                     client: PostgresClient, logger: Logger) async throws -> [StoredDataKey] {
+        var keys: [StoredDataKey] = []
+        let rows = try await client.query("""
+            SELECT user_id, version, kek_id, wrapped FROM actiond.keys_to_rewrap(\(kekID), \(after.user), \(after.version), \(page))
+            """, logger: logger)
+        for try await (user, version, kek, wrapped) in rows.decode((String, Int, String, ByteBuffer).self) {
+            keys.append(StoredDataKey(userID: user, version: version, kekID: kek, wrapped: Data(wrapped.readableBytesView)))
+        }
+        return keys
+    }
+
+    /// Stores new wrappings (under one KEK) beside the old ones; returns how many.
+    package static func addWrappings(_ keys: [StoredDataKey], kekID: String, client: PostgresClient, logger: Logger) async throws -> Int {
+        let wrappings = keys.map { ByteBuffer(bytes: $0.wrapped) }
+        return try await client.query("""
+            SELECT actiond.add_key_wrappings(\(keys.map(\.userID)), \(keys.map(\.version)), \(kekID), \(wrappings))
+            """, logger: logger).collect().first?.decode(Int.self) ?? 0
+    }
+
+    /// Deletes every wrapping not under `kekID` (refused while some key lacks one); returns how many.
+    package static func retireWrappings(keepingKEK kekID: String, client: PostgresClient, logger: Logger) async throws -> Int {
+        try await client.query("SELECT actiond.retire_key_wrappings(\(kekID))", logger: logger).collect().first?.decode(Int.self) ?? 0
+    }
+}

@@ -1,0 +1,113 @@
+import ActiondDomain
+import ActiondPostgres
+import ActiondSealing
+import Foundation
+import Logging
+import PostgresNIO
+
+/// `actiond forget USER`: destroys a person's data keys, so that none of their protected text
+/// can be read again, while every outcome, count and report row stays.
+///
+/// One transaction, under the user's order lock (producers wait) and their queue row (a
+/// worker processing them finishes first): the user's stash is integrated, each stashed event
+/// decided as if their data had become available, with its text forgotten (no
+/// protected_data.available of theirs can follow, as their later events are refused); then
+/// the keys are deleted and the fence written. After the commit the forget is recorded beside
+/// the KEK (the key file's forgotten list), which workers and `migrate` apply again at start.
+package struct Forgetting: Sendable {
+    package struct Summary: Sendable, Equatable {
+        /// The last key version destroyed (0: the user had no key).
+        package var throughVersion: Int
+        /// Stashed events integrated by the forget.
+        package var integrated: Int
+    }
+
+    let client: PostgresClient
+    let keys: KeyRing
+    let handler: DomainHandler
+    let logger: Logger
+
+    package init(client: PostgresClient, keys: KeyRing, handler: DomainHandler, logger: Logger) {
+        self.client = client
+        self.keys = keys
+        self.handler = handler
+        self.logger = logger
+    }
+
+    /// Forgets `user` (again, harmlessly, when already forgotten); `through`: destroy at least
+    /// this key version (a forget re-applied from the list). `record`: write it to the list.
+    package func forget(_ user: String, through: Int = 0, record: Bool = true) async throws -> Summary {
+        let summary = try await client.withConnection { connection in
+            try await connection.transaction(logger: logger) { connection -> Summary in
+                try await connection.query("SELECT actiond.lock_users(ARRAY[\(user)])", logger: logger).drain()
+                try await connection.query("SELECT user_id FROM actiond.user_queues WHERE user_id = \(user) FOR UPDATE", logger: logger).drain()
+                let integrated = try await integrateStash(of: user, on: connection)
+                let last = try await KeyStore.forget(user: user, through: through, on: connection, logger: logger)
+                return Summary(throughVersion: last, integrated: integrated)
+            }
+        }
+        if record {
+            try await keys.provider.record(ForgottenUser(userID: user, throughVersion: summary.throughVersion, newKeyAllowed: false))
+        }
+        logger.notice("user forgotten: data keys destroyed", metadata: ["through_version": "\(summary.throughVersion)",
+                                                                        "integrated": "\(summary.integrated)"])
+        return summary
+    }
+
+    /// Lets a forgotten user's events in again, under a new key; their old text stays unreadable.
+    package func allowNewKey(_ user: String) async throws {
+        let last = try await client.withConnection { connection in
+            try await KeyStore.allowNewKey(user: user, on: connection, logger: logger)
+        }
+        try await keys.provider.record(ForgottenUser(userID: user, throughVersion: last, newKeyAllowed: true))
+    }
+
+    /// Applies the forgotten list beside the KEK to the database (a database restored from a
+    /// backup older than some forget): each user whose keys are back, or whose fence is
+    /// missing, is forgotten again. Returns how many were.
+    package func reapply() async throws -> Int {
+        let listed = try await keys.provider.forgottenUsers()
+        guard !listed.isEmpty else { return 0 }
+        var again = 0
+        for chunk in stride(from: 0, to: listed.count, by: 1000).map({ Array(listed[$0..<min($0 + 1000, listed.count)]) }) {
+            let stored = try await client.withConnection { connection in
+                try await KeyStore.load(users: chunk.map(\.userID), on: connection, logger: logger)
+            }
+            let fences = Dictionary(stored.fences.map { (ExactString($0.userID), $0) }) { first, _ in first }
+            for user in chunk {
+                let fence = fences[ExactString(user.userID)]
+                let keysBack = stored.keys.contains { $0.userID.isExactly(user.userID) && $0.version <= user.throughVersion }
+                let fenced = fence.map { $0.throughVersion >= user.throughVersion && (user.newKeyAllowed || !$0.newKeyAllowed) } ?? false
+                guard keysBack || !fenced else { continue }
+                _ = try await forget(user.userID, through: user.throughVersion, record: false)
+                if user.newKeyAllowed {
+                    _ = try await client.withConnection { connection in
+                        try await KeyStore.allowNewKey(user: user.userID, on: connection, logger: logger)
+                    }
+                }
+                again += 1
+            }
+        }
+        if again > 0 {
+            logger.warning("forgotten users applied again from the key file's list (the database was older than their forget)",
+                           metadata: ["users": "\(again)"])
+        }
+        return again
+    }
+
+    /// Decides the user's stashed events, text forgotten, and writes them as a worker batch would.
+    private func integrateStash(of user: String, on connection: PostgresConnection) async throws -> Int {
+        let stash = try await ProjectionStore.stash(of: [user], on: connection, logger: logger)
+        guard let stashed = stash.values.first, !stashed.isEmpty else { return 0 }
+        let registry = try await CategoryStore.currentVersion(on: connection, logger: logger)
+        // Fenced: every protected field reads as forgotten, and nothing is sealed.
+        let sealer = try await keys.sealer(keys: [], fences: [ForgottenUser(userID: user, throughVersion: Int.max, newKeyAllowed: false)])
+        let prepared = try EventProtection.prepare(stashed, handler: handler, categories: registry, sealer: sealer).events
+        var state = WorkingSet(categories: registry, sealer: sealer)
+        try await ProjectionStore.loadRounds(for: prepared, handler: handler, locking: [], into: &state, cache: nil,
+                                             on: connection, logger: logger)
+        let run = try await BatchRun.integrateStash(of: user, stash: prepared, handler: handler, state: state, now: Date())
+        try await BatchWrite(run: run, finished: [], retries: [], claimedUsers: [user]).commit(on: connection, logger: logger)
+        return prepared.count
+    }
+}

@@ -1,0 +1,59 @@
+import ActiondDomain
+import Foundation
+
+/// Opens and reseals the protected fields of the input events a worker took (see
+/// `ProtectedFields`): the handler gets them in clear (or forgotten), and every event whose
+/// stored form held clear text, or text sealed to the intake key, gets its at-rest form, which
+/// the batch writes back to the log in the transaction that records its outcome.
+package enum EventProtection {
+    /// An event's data as the log must store it from now on.
+    package struct Rewrite: Sendable, Hashable {
+        package var userID: String
+        package var position: Int64
+        package var data: String
+    }
+
+    /// `events` with their protected fields in clear in `data` (in memory) and their stored
+    /// form in `storedData`, and the rewrites of the log. `sealing`: false only for the
+    /// benchmark's sealing-off run (clear text stays as submitted).
+    package static func prepare(_ events: [LoggedEvent], handler: any EventHandler, categories: CategoryRegistry?,
+                                sealer: BatchSealer, sealing: Bool = true) throws -> (events: [LoggedEvent], rewrites: [Rewrite]) {
+        var prepared: [LoggedEvent] = []
+        var rewrites: [Rewrite] = []
+        prepared.reserveCapacity(events.count)
+        for event in events {
+            guard ProtectedFields.mayHold(event.data, type: event.type),
+                  let data = try? DomainCoding.decode(JSONValue.self, from: event.data) else {
+                prepared.append(event)
+                continue
+            }
+            let category = data["payload"]?["aps"]?["category"]?.stringValue
+            let protectsAlert = category.map { handler.protectsAlert(category: $0, in: categories) } ?? false
+            let binding = { (field: String) in SealBinding(user: event.userID, row: SealBinding.inputRow(eventID: event.id), field: field) }
+            let crypt = ProtectedFields.Crypt(
+                open: { sealed, field in try sealer.open(sealed, binding: binding(field)) },
+                seal: sealing ? { clear, field in try sealer.seal(clear, binding: binding(field)) } : nil,
+                isAtRest: { !$0.hasPrefix(IntakeKey.prefix) },
+                forgotten: sealer.isForgotten(event.userID))
+            let result = try ProtectedFields.prepare(data, type: event.type, protectsAlert: protectsAlert, crypt: crypt)
+            let stored = try result.stored.map { try DomainCoding.encode($0) }
+            var opened = LoggedEvent(position: event.position, id: event.id, type: event.type, userID: event.userID,
+                                     occurredAt: event.occurredAt, data: try DomainCoding.encode(result.memory),
+                                     submittedAt: event.submittedAt, failedAttempts: event.failedAttempts)
+            opened.storedData = stored ?? event.data
+            if let stored { rewrites.append(Rewrite(userID: event.userID, position: event.position, data: stored)) }
+            prepared.append(opened)
+        }
+        return (prepared, rewrites)
+    }
+
+    /// The users whose keys `events` need: those with a protected field, sealed or not.
+    package static func users(needingKeys events: [LoggedEvent]) -> [String] {
+        var seen: Set<ExactString> = []
+        var users: [String] = []
+        for event in events where ProtectedFields.mayHold(event.data, type: event.type) || event.type == .notificationSent {
+            if seen.insert(ExactString(event.userID)).inserted { users.append(event.userID) }
+        }
+        return users
+    }
+}

@@ -1,0 +1,67 @@
+import ActiondDomain
+import Crypto
+import Foundation
+import Synchronization
+
+/// Unwrapped data keys, bounded in number and age, so that a KMS-backed provider is not asked
+/// for every batch. An entry is used only while the database still holds the key it came from
+/// (the worker reads the wrapped keys and the fences of its batch's users each batch), so a
+/// forget takes effect at the next batch; the age bound limits how long a key lives in memory.
+package final class KeyCache: Sendable {
+    struct Entry {
+        var key: SymmetricKey
+        var wrapped: Data
+        var loadedAt: ContinuousClock.Instant
+    }
+
+    package let maxEntries: Int
+    package let maxAge: Duration
+    private let entries: Mutex<[KeyID: Entry]> = Mutex([:])
+
+    struct KeyID: Hashable {
+        var user: ExactString
+        var version: Int
+    }
+
+    package init(maxEntries: Int = 10_000, maxAge: Duration = .seconds(300)) {
+        self.maxEntries = maxEntries
+        self.maxAge = maxAge
+    }
+
+    /// The key unwrapped from `wrapped`, if cached and younger than `maxAge`.
+    func key(user: String, version: Int, wrapped: Data) -> SymmetricKey? {
+        let now = ContinuousClock.now
+        return entries.withLock { entries in
+            let id = KeyID(user: ExactString(user), version: version)
+            guard let entry = entries[id] else { return nil }
+            guard entry.loadedAt.duration(to: now) < maxAge, entry.wrapped == wrapped else {
+                entries[id] = nil
+                return nil
+            }
+            return entry.key
+        }
+    }
+
+    func store(user: String, version: Int, wrapped: Data, key: SymmetricKey) {
+        let now = ContinuousClock.now
+        entries.withLock { entries in
+            if entries.count >= maxEntries {
+                // Expired entries first; then the oldest half.
+                entries = entries.filter { $0.value.loadedAt.duration(to: now) < maxAge }
+                if entries.count >= maxEntries {
+                    let keep = entries.sorted { $0.value.loadedAt > $1.value.loadedAt }.prefix(maxEntries / 2)
+                    entries = Dictionary(uniqueKeysWithValues: keep.map { ($0.key, $0.value) })
+                }
+            }
+            entries[KeyID(user: ExactString(user), version: version)] = Entry(key: key, wrapped: wrapped, loadedAt: now)
+        }
+    }
+
+    /// Drops every key of `user` (a forget seen by this process).
+    func evict(user: String) {
+        entries.withLock { entries in entries = entries.filter { !($0.key.user == ExactString(user)) } }
+    }
+
+    /// How many keys are cached.
+    package var count: Int { entries.withLock { $0.count } }
+}

@@ -1,0 +1,120 @@
+import ActiondDomain
+import Crypto
+import Foundation
+import Testing
+@testable import ActiondSealing
+
+/// Key files, the forgotten list, the cache's bounds, and the protection of an event's fields.
+@Suite("Key files and event protection")
+struct KeyFileTests {
+    static func temporaryPath() -> String {
+        FileManager.default.temporaryDirectory.appending(path: "actiond-key-\(UUID().uuidString)").path
+    }
+
+    @Test func aKeyFileIsPrivateNeverOverwrittenAndWrapsKeys() async throws {
+        let path = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path); try? FileManager.default.removeItem(atPath: path + ".forgotten") }
+        let file = try KeyFile.create(at: path)
+        let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        #expect(throws: KeyError.self) { try KeyFile.create(at: path) }
+        let dataKey = SymmetricKey(size: .bits256)
+        let wrapped = try await file.wrap(dataKey)
+        #expect(try await KeyFile(path: path).unwrap(wrapped, kekID: file.kekID) == dataKey)
+        await #expect(throws: KeyError.self) { try await file.unwrap(wrapped, kekID: "kek-other") }
+        let other = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: other) }
+        let otherFile = try KeyFile.create(at: other)
+        await #expect(throws: KeyError.self) { try await otherFile.unwrap(wrapped, kekID: otherFile.kekID) }
+
+        // The forgotten list: appended, latest entry per user wins, private too.
+        try await file.record(ForgottenUser(userID: "ana", throughVersion: 1, newKeyAllowed: false))
+        try await file.record(ForgottenUser(userID: "bob", throughVersion: 2, newKeyAllowed: false))
+        try await file.record(ForgottenUser(userID: "ana", throughVersion: 1, newKeyAllowed: true))
+        #expect(try await file.forgottenUsers() == [ForgottenUser(userID: "ana", throughVersion: 1, newKeyAllowed: true),
+                                                    ForgottenUser(userID: "bob", throughVersion: 2, newKeyAllowed: false)])
+        #expect(try FileManager.default.attributesOfItem(atPath: file.forgottenListPath)[.posixPermissions] as? Int == 0o600)
+    }
+
+    @Test func cachedKeysExpireAndAreBoundedInNumber() async throws {
+        let cache = KeyCache(maxEntries: 4, maxAge: .milliseconds(200))
+        let key = SymmetricKey(size: .bits256)
+        cache.store(user: "ana", version: 1, wrapped: Data([1]), key: key)
+        #expect(cache.key(user: "ana", version: 1, wrapped: Data([1])) == key)
+        #expect(cache.key(user: "ana", version: 1, wrapped: Data([2])) == nil, "another wrapping is another key")
+        cache.store(user: "ana", version: 1, wrapped: Data([1]), key: key)
+        try await Task.sleep(for: .milliseconds(250))
+        #expect(cache.key(user: "ana", version: 1, wrapped: Data([1])) == nil, "older than the bound")
+        for index in 0..<10 { cache.store(user: "u\(index)", version: 1, wrapped: Data([1]), key: key) }
+        #expect(cache.count <= 4)
+    }
+
+    @Test func aForgetSeenByTheRingEvictsTheCachedKey() async throws {
+        let path = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let file = try KeyFile.create(at: path)
+        let ring = KeyRing(provider: file, cache: KeyCache())
+        let wrapped = try await file.wrap(SymmetricKey(size: .bits256))
+        let stored = StoredDataKey(userID: "ana", version: 1, kekID: file.kekID, wrapped: wrapped)
+        _ = try await ring.sealer(keys: [stored], fences: [])
+        #expect(ring.cache.count == 1)
+        // A forget: the row is gone and the fence is there.
+        let after = try await ring.sealer(keys: [], fences: [ForgottenUser(userID: "ana", throughVersion: 1, newKeyAllowed: false)])
+        #expect(ring.cache.count == 0)
+        #expect(throws: ForgottenUserSeal.self) { try after.seal("new", binding: SealBinding(user: "ana", row: "event:e9", field: "text")) }
+        // A restored backup's row of a destroyed version is not used.
+        let restored = try await ring.sealer(keys: [stored], fences: [ForgottenUser(userID: "ana", throughVersion: 1, newKeyAllowed: true)])
+        #expect(ring.cache.count == 0)
+        #expect(try restored.seal("x", binding: SealBinding(user: "ana", row: "event:e9", field: "text")).hasPrefix("aead1.2."))
+    }
+
+    @Test func anEventSealedToTheIntakeKeyIsOpenedForTheHandlerAndStoredAtRest() throws {
+        let intake = IntakeKey()
+        let envelope = EnvelopeSealer(key: intake.publicKey) { $0 == "MESSAGE" }
+        let reply = #"{"id":"e1","type":"notification.response","user_id":"ana","occurred_at":"2026-11-22T09:30:00Z","data":{"request_id":"r","action":"REPLY_ACTION","locked":false,"text":"see you"}}"#
+        let sealedLine = try envelope.seal(reply)
+        #expect(!sealedLine.contains("see you") && sealedLine.contains("text_sealed"))
+        let message = #"{"id":"e2","type":"notification.sent","user_id":"ana","occurred_at":"2026-11-22T09:30:00Z","data":{"request_id":"r","payload":{"aps":{"category":"MESSAGE","alert":{"title":"Ana","body":"lunch?"}},"THREAD_ID":"t","MESSAGE_ID":"m"}}}"#
+        let sealedMessage = try envelope.seal(message)
+        #expect(!sealedMessage.contains("lunch?") && !sealedMessage.contains("\"Ana\"") && sealedMessage.contains("body_sealed"))
+        let general = message.replacingOccurrences(of: "MESSAGE", with: "GENERAL")
+        #expect(try envelope.seal(general) == general, "an alert no handler protects is left as it is")
+
+        func event(_ line: String, position: Int64, type: EventType) throws -> LoggedEvent {
+            let object = try DomainCoding.decode(JSONValue.self, from: line)
+            return LoggedEvent(position: position, id: object["id"]!.stringValue!, type: type, userID: "ana", occurredAt: Date(),
+                               data: try DomainCoding.encode(object["data"]!), submittedAt: Date())
+        }
+        let sealer = SealingTests.sealer(["ana": [1: SymmetricKey(size: .bits256)]], intake: [intake])
+        let handler = DomainHandler()
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(path: "../../categories/default.json")
+        let registry = try CategoryRegistry.parse(try Data(contentsOf: url))
+        let (events, rewrites) = try EventProtection.prepare(
+            [try event(sealedLine, position: 1, type: .notificationResponse), try event(sealedMessage, position: 2, type: .notificationSent)],
+            handler: handler, categories: registry, sealer: sealer)
+        guard case .response(let response)? = events[0].input else { Issue.record("not a response"); return }
+        #expect(response.text?.text == "see you")
+        guard case .sent(_, let payload)? = events[1].input else { Issue.record("not a notification"); return }
+        #expect(payload["aps"]?["alert"]?["body"]?.stringValue == "lunch?")
+        #expect(rewrites.count == 2)
+        for rewrite in rewrites {
+            #expect(!rewrite.data.contains("hpke1.") && rewrite.data.contains("aead1.1."))
+            #expect(!rewrite.data.contains("see you") && !rewrite.data.contains("lunch?"))
+        }
+        // Read again from the log (at rest): opened, nothing more to rewrite.
+        let again = events.map {
+            LoggedEvent(position: $0.position, id: $0.id, type: $0.type, userID: $0.userID, occurredAt: $0.occurredAt,
+                        data: $0.storedData!, submittedAt: $0.submittedAt)
+        }
+        let reread = try EventProtection.prepare(again, handler: handler, categories: registry, sealer: sealer)
+        #expect(reread.rewrites.isEmpty)
+        guard case .response(let response2)? = reread.events[0].input else { Issue.record("not a response"); return }
+        #expect(response2.text?.text == "see you")
+
+        // The same log after a forget: forgotten, never an error.
+        let forgotten = SealingTests.sealer(fences: [ForgottenUser(userID: "ana", throughVersion: 1, newKeyAllowed: false)], intake: [intake])
+        let afterForget = try EventProtection.prepare(again, handler: handler, categories: registry, sealer: forgotten)
+        guard case .response(let response3)? = afterForget.events[0].input else { Issue.record("not a response"); return }
+        #expect(response3.text == .forgotten)
+    }
+}
