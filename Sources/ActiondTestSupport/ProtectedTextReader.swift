@@ -10,18 +10,24 @@ package enum ProtectedTextReader {
     /// The domain events of `type` in log order, opened with the test key file (`keys`).
     package static func domainEvents(_ db: TestDatabase, type: String, user: String? = nil, handlers: CategoryHandlers = .builtIn,
                                      keys: KeyRing = TestKeys.shared) async throws -> [DomainEvent] {
-        let rows = try await db.client.query("""
+        try await domainEvents(client: db.client, logger: db.logger, type: type, user: user, handlers: handlers, keys: keys)
+    }
+
+    /// The same, on any database.
+    package static func domainEvents(client: PostgresClient, logger: Logger, type: String, user: String? = nil,
+                                     handlers: CategoryHandlers = .builtIn, keys: KeyRing = TestKeys.shared) async throws -> [DomainEvent] {
+        let rows = try await client.query("""
             SELECT position, stream_kind, stream_id, stream_user, schema_version, data::text FROM actiond.domain_events
             WHERE type = \(type) AND (\(user)::text IS NULL OR stream_user = \(user)) ORDER BY seq
-            """, logger: db.logger).collect()
+            """, logger: logger).collect()
         var stored: [(Int64, StreamKey, Int, String)] = []
         for row in rows {
             let (position, kind, id, streamUser, version, data) = try row.decode((Int64, String, String, String, Int, String).self)
             stored.append((position, StreamKey(kind, id, user: streamUser), version, data))
         }
         let users = Array(Set(stored.map(\.1.userID)))
-        let loaded = try await db.client.withConnection { connection in
-            try await KeyStore.load(users: users, on: connection, logger: db.logger)
+        let loaded = try await client.withConnection { connection in
+            try await KeyStore.load(users: users, on: connection, logger: logger)
         }
         let sealer = try await keys.sealer(keys: loaded.keys, fences: loaded.fences)
         return try stored.map { position, key, version, data in

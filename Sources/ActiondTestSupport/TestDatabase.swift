@@ -16,6 +16,13 @@ package struct TestDatabase: Sendable {
     package let logger: Logger
 
     /// Runs `body` against a new database (migrated unless `migrated` is false), then drops it.
+    /// A handle on a database the test made itself (a restored dump).
+    package init(client: PostgresClient, url: DatabaseURL, logger: Logger) {
+        self.client = client
+        self.url = url
+        self.logger = logger
+    }
+
     package static func with<Result>(
         migrated: Bool = true,
         _ body: (TestDatabase) async throws -> Result

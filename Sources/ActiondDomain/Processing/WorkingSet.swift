@@ -31,6 +31,10 @@ package struct WorkingSet: Sendable {
     package var categories: CategoryRegistry?
     /// Encode the rows each decision changes as it is applied.
     package var careful = false
+    /// Users whose protected data counts as available whatever their row says: a user being
+    /// forgotten, whose stash `actiond forget` integrates (no protected_data.available of
+    /// theirs can follow).
+    package var availableRegardless: Set<ExactString> = []
     /// Seals the protected text of the domain events this batch appends (`ProtectedText`),
     /// under each stream's user's data key.
     package var sealer: any TextSealer
@@ -115,7 +119,8 @@ package struct WorkingSet: Sendable {
 
     /// Available unless protected_data.unavailable was the user's last change.
     package func protectedDataAvailable(user: String) -> Bool {
-        state(.protectedData(user: user), as: ProtectedData.self)?.available ?? true
+        if availableRegardless.contains(ExactString(user)) { return true }
+        return state(.protectedData(user: user), as: ProtectedData.self)?.available ?? true
     }
 }
 

@@ -1,5 +1,6 @@
 import ActiondPostgres
 import ActiondRuntime
+import ActiondSealing
 import ArgumentParser
 import Foundation
 
@@ -50,7 +51,11 @@ struct BenchCommand: AsyncParsableCommand {
         configuration.durable = !notDurable
         let server = try await Database.resolve(options.database, logger: logger)
         let executable = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
-        let result = try await Benchmark(server: server, configuration: configuration, executable: executable, logger: logger) { line in
+        // The run's own key file: its workers seal under it; removed with the run's databases.
+        let keyFile = FileManager.default.temporaryDirectory.appending(path: "actiond-bench-\(UUID().uuidString).key").path
+        try KeyFile.create(at: keyFile)
+        defer { try? FileManager.default.removeItem(atPath: keyFile) }
+        let result = try await Benchmark(server: server, configuration: configuration, executable: executable, keyFile: keyFile, logger: logger) { line in
             FileHandle.standardError.write(Data("… \(line)\n".utf8))
         }.run()
         print(result.table)

@@ -29,7 +29,7 @@ package enum KeyStore {
     /// Deletes `user`'s data keys (at least through `through`) and writes the fence; returns
     /// the last version destroyed. In the forget's transaction.
     package static func forget(user: String, through: Int, on connection: PostgresConnection, logger: Logger) async throws -> Int {
-        try await connection.query("SELECT actiond.forget_keys(\(user), \(through))", logger: logger).collect().first?.decode(Int.self) ?? 0
+        try await connection.query("SELECT actiond.forget_keys(\(user), \(through)::integer)", logger: logger).collect().first?.decode(Int.self) ?? 0
     }
 
     /// Allows `user` a new key after a forget; returns the fence's last destroyed version.
@@ -52,7 +52,7 @@ package enum KeyStore {
                                      client: PostgresClient, logger: Logger) async throws -> [StoredDataKey] {
         var keys: [StoredDataKey] = []
         let rows = try await client.query("""
-            SELECT user_id, version, kek_id, wrapped FROM actiond.keys_to_rewrap(\(kekID), \(after.user), \(after.version), \(page))
+            SELECT user_id, version, kek_id, wrapped FROM actiond.keys_to_rewrap(\(kekID), \(after.user), \(after.version)::integer, \(page)::integer)
             """, logger: logger)
         for try await (user, version, kek, wrapped) in rows.decode((String, Int, String, ByteBuffer).self) {
             keys.append(StoredDataKey(userID: user, version: version, kekID: kek, wrapped: Data(wrapped.readableBytesView)))
@@ -64,7 +64,7 @@ package enum KeyStore {
     package static func addWrappings(_ keys: [StoredDataKey], kekID: String, client: PostgresClient, logger: Logger) async throws -> Int {
         let wrappings = keys.map { ByteBuffer(bytes: $0.wrapped) }
         return try await client.query("""
-            SELECT actiond.add_key_wrappings(\(keys.map(\.userID)), \(keys.map(\.version)), \(kekID), \(wrappings))
+            SELECT actiond.add_key_wrappings(\(keys.map(\.userID)), \(keys.map(\.version))::integer[], \(kekID), \(wrappings))
             """, logger: logger).collect().first?.decode(Int.self) ?? 0
     }
 

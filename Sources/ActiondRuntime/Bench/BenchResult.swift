@@ -6,6 +6,10 @@ package struct BenchResult: Sendable, Codable {
         package var events: Int
         package var seconds: Double
         package var events_per_second: Double
+        /// CPU (user + system, from /proc) per event decided: the worker process, and every
+        /// PostgreSQL server process (end_to_end only).
+        package var worker_cpu_us_per_event: Double? = nil
+        package var postgres_cpu_us_per_event: Double? = nil
     }
 
     package struct Latency: Sendable, Codable {
@@ -54,6 +58,8 @@ package struct BenchResult: Sendable, Codable {
     package var bulk_submit: Rate
     package var single_submit: Rate
     package var end_to_end: Rate
+    /// end_to_end with protected text stored unsealed (the bench-only switch): what sealing costs.
+    package var end_to_end_unsealed: Rate?
     package var latency: Latency
     package var ceiling: Ceiling
     package var worker_peak_rss_mb: Double
@@ -64,10 +70,19 @@ package struct BenchResult: Sendable, Codable {
     package var table: String {
         func rate(_ value: Double) -> String { String(format: "%.0f events/s", value) }
         func ratio(_ value: Double, _ ceiling: Double) -> String { ceiling > 0 ? String(format: "%.1f %% of ceiling", 100 * value / ceiling) : "" }
+        func cpu(_ rate: Rate) -> String {
+            guard let worker = rate.worker_cpu_us_per_event, let server = rate.postgres_cpu_us_per_event else { return "" }
+            return String(format: "; CPU per event: worker %.0f µs, PostgreSQL %.0f µs", worker, server)
+        }
         let rows: [(String, String, String)] = [
             ("bulk_submit", rate(bulk_submit.events_per_second), ratio(bulk_submit.events_per_second, ceiling.insert_events_per_second)),
             ("single_submit", rate(single_submit.events_per_second), ratio(single_submit.events_per_second, ceiling.insert_events_per_second)),
-            ("end_to_end", rate(end_to_end.events_per_second), ratio(end_to_end.events_per_second, ceiling.events_per_second)),
+            ("end_to_end", rate(end_to_end.events_per_second), ratio(end_to_end.events_per_second, ceiling.events_per_second) + cpu(end_to_end)),
+        ] + (end_to_end_unsealed.map { unsealed in [
+            ("end_to_end, unsealed", rate(unsealed.events_per_second), ratio(unsealed.events_per_second, ceiling.events_per_second) + cpu(unsealed)),
+            ("sealing costs", String(format: "%.1f %% of throughput", 100 * (1 - end_to_end.events_per_second / unsealed.events_per_second)),
+             String(format: "worker CPU per event %+.1f %%", 100 * ((end_to_end.worker_cpu_us_per_event ?? 0) / max(unsealed.worker_cpu_us_per_event ?? 1, 1e-9) - 1))),
+        ] } ?? []) + [
             ("latency p50/p95/p99/max", String(format: "%.1f / %.1f / %.1f / %.1f ms", latency.p50_ms, latency.p95_ms, latency.p99_ms, latency.max_ms),
              "at \(latency.offered_events_per_second) events/s offered"),
             ("ceiling (claim+delete+commit)", rate(ceiling.events_per_second), "raw PostgreSQL, same batch and client"),

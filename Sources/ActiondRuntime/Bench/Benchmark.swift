@@ -11,16 +11,27 @@ package struct Benchmark: Sendable {
     let configuration: BenchConfiguration
     /// The `actiond` executable, run as the worker process (as operators run it).
     let executable: URL
+    /// The key file of the run's worker processes (made for the run).
+    let keyFile: String
     let logger: Logger
     let say: @Sendable (String) -> Void
 
-    package init(server: DatabaseURL, configuration: BenchConfiguration, executable: URL, logger: Logger,
+    package init(server: DatabaseURL, configuration: BenchConfiguration, executable: URL, keyFile: String, logger: Logger,
                 say: @escaping @Sendable (String) -> Void) {
         self.server = server
         self.configuration = configuration
         self.executable = executable
+        self.keyFile = keyFile
         self.logger = logger
         self.say = say
+    }
+
+    /// The environment of a worker process on `url`. `sealing: false` is the bench-only
+    /// switch (`ACTIOND_BENCH_UNSEALED`) that stores protected text unsealed, to measure what
+    /// sealing costs.
+    func workerEnvironment(_ url: DatabaseURL, sealing: Bool = true) -> [String: String?] {
+        ["DATABASE_URL": url.string, "ACTIOND_LOG_LEVEL": "warning", "ACTIOND_KEY_FILE": keyFile,
+         "ACTIOND_BENCH_UNSEALED": sealing ? nil : "1"]
     }
 
     package func run() async throws -> BenchResult {
@@ -32,6 +43,10 @@ package struct Benchmark: Sendable {
         let single = try await withDatabase("single") { url, client in try await SubmitPhases.single(self, client: client) }
         say("end_to_end: a backlog of \(configuration.endToEndEvents) mixed events over \(configuration.users) users, drained by actiond work --drain")
         let (endToEnd, rss) = try await withDatabase("drain") { url, client in try await WorkerPhases.endToEnd(self, url: url, client: client) }
+        say("end_to_end unsealed: the same backlog, protected text stored unsealed (the bench-only switch), for what sealing costs")
+        let (unsealed, _) = try await withDatabase("unsealed") { url, client in
+            try await WorkerPhases.endToEnd(self, url: url, client: client, sealing: false)
+        }
         say("latency: \(configuration.latencyRate) events/s offered for \(configuration.latencySeconds) s to a running actiond work")
         let latency = try await withDatabase("latency") { url, client in try await WorkerPhases.latency(self, url: url, client: client) }
         var scaling: [BenchResult.Scaling] = []
@@ -44,7 +59,8 @@ package struct Benchmark: Sendable {
         say("ceiling: the same events through a bare table (batched insert; claim with SKIP LOCKED, delete, commit)")
         let ceiling = try await withDatabase("ceiling") { url, client in try await CeilingPhase.run(self, client: client) }
         if !configuration.durable { try await setDurability(true) }
-        return BenchResult(bulk_submit: bulk, single_submit: single, end_to_end: endToEnd, latency: latency, ceiling: ceiling,
+        return BenchResult(bulk_submit: bulk, single_submit: single, end_to_end: endToEnd, end_to_end_unsealed: unsealed,
+                           latency: latency, ceiling: ceiling,
                            worker_peak_rss_mb: rss, scaling: scaling.isEmpty ? nil : scaling, settings: settings)
     }
 

@@ -22,7 +22,7 @@ enum ScalingPhase {
         let clock = ContinuousClock()
         let start = clock.now
         let children = try (0..<processes).map { _ in
-            try ProcessRunner.spawn(bench.executable, ["work", "--drain"], environment: ["DATABASE_URL": url.string, "ACTIOND_LOG_LEVEL": "warning"])
+            try ProcessRunner.spawn(bench.executable, ["work", "--drain"], environment: bench.workerEnvironment(url))
         }
         var workers = CPUSampler(pids: children.map(\.pid))
         var running = Set(children.map(\.pid))

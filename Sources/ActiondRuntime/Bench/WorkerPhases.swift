@@ -8,22 +8,31 @@ import Glibc
 /// end_to_end and latency, with the workers in their own process (`actiond work`), as
 /// operators run them, so that their peak memory is theirs alone.
 enum WorkerPhases {
-    static func endToEnd(_ bench: Benchmark, url: DatabaseURL, client: PostgresClient) async throws -> (BenchResult.Rate, Double) {
+    /// `sealing: false`: protected text stored unsealed (what sealing costs is the difference).
+    static func endToEnd(_ bench: Benchmark, url: DatabaseURL, client: PostgresClient, sealing: Bool = true) async throws -> (BenchResult.Rate, Double) {
         let lines = bench.workload(bench.configuration.endToEndEvents, users: bench.configuration.users, runID: "e")
         let submitter = EventSubmitter(client: client, logger: bench.logger)
         for offset in stride(from: 0, to: lines.count, by: 1000) {
             _ = try await submitter.submit(Array(lines[offset..<min(offset + 1000, lines.count)]))
         }
         try await client.query("VACUUM ANALYZE", logger: bench.logger).drain()
+        var server = CPUSampler(matching: "postgres")
+        server.sample()
         let clock = ContinuousClock()
         let start = clock.now
-        let worker = try ProcessRunner.spawn(bench.executable, ["work", "--drain"],
-                                             environment: ["DATABASE_URL": url.string, "ACTIOND_LOG_LEVEL": "warning"])
-        let (output, peak) = try await waitMeasuringPeakRSS(worker)
+        let worker = try ProcessRunner.spawn(bench.executable, ["work", "--drain"], environment: bench.workerEnvironment(url, sealing: sealing))
+        var workerCPU = CPUSampler(pids: [worker.pid])
+        let (output, peak) = try await waitMeasuringPeakRSS(worker) {
+            workerCPU.sample()
+            server.sample()
+        }
         let seconds = Benchmark.seconds(start.duration(to: clock.now))
+        server.sample()
         guard output.status == 0 else { throw BenchError("actiond work --drain failed (\(output.status)): \(output.standardError.suffix(2000))") }
         let decided = try await client.query("SELECT count(*) FROM actiond.outcomes", logger: bench.logger).collect().first!.decode(Int.self)
-        return (BenchResult.Rate(events: decided, seconds: seconds, events_per_second: Double(decided) / seconds), peak)
+        return (BenchResult.Rate(events: decided, seconds: seconds, events_per_second: Double(decided) / seconds,
+                                 worker_cpu_us_per_event: workerCPU.seconds * 1e6 / Double(max(decided, 1)),
+                                 postgres_cpu_us_per_event: server.seconds * 1e6 / Double(max(decided, 1))), peak)
     }
 
     /// A steady offered load: every 10 ms, the events due by then, as one submit_many.
@@ -32,7 +41,7 @@ enum WorkerPhases {
         // No response before its notification here: its wait for the notification would be
         // the workload's interleaving, not actiond's latency.
         let lines = bench.workload(rate * seconds, users: max(100, bench.configuration.users / 10), runID: "l", earlyResponses: false)
-        let worker = try ProcessRunner.spawn(bench.executable, ["work"], environment: ["DATABASE_URL": url.string, "ACTIOND_LOG_LEVEL": "warning"])
+        let worker = try ProcessRunner.spawn(bench.executable, ["work"], environment: bench.workerEnvironment(url))
         defer { worker.send(SIGKILL); _ = try? worker.wait() }
         try await Task.sleep(for: .seconds(1))  // started and listening
         let submitter = EventSubmitter(client: client, logger: bench.logger)
@@ -66,8 +75,9 @@ enum WorkerPhases {
         return BenchResult.Latency(offered_events_per_second: rate, events: row.0, p50_ms: row.1, p95_ms: row.2, p99_ms: row.3, max_ms: row.4)
     }
 
-    /// Waits for `child`, reading its memory high-water mark (VmHWM) as it runs.
-    static func waitMeasuringPeakRSS(_ child: ProcessRunner.Child) async throws -> (ProcessRunner.Output, Double) {
+    /// Waits for `child`, reading its memory high-water mark (VmHWM) as it runs, and calling
+    /// `sample` every 20 ms (CPU samplers).
+    static func waitMeasuringPeakRSS(_ child: ProcessRunner.Child, sample: () -> Void = {}) async throws -> (ProcessRunner.Output, Double) {
         var peak = 0.0
         var status: Int32 = 0
         while true {
@@ -76,6 +86,7 @@ enum WorkerPhases {
                let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "") {
                 peak = max(peak, kilobytes / 1024)
             }
+            sample()
             if waitpid(child.pid, &status, WNOHANG) == child.pid { break }
             try await Task.sleep(for: .milliseconds(20))
         }

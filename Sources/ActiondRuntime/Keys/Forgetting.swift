@@ -104,6 +104,7 @@ package struct Forgetting: Sendable {
         let sealer = try await keys.sealer(keys: [], fences: [ForgottenUser(userID: user, throughVersion: Int.max, newKeyAllowed: false)])
         let prepared = try EventProtection.prepare(stashed, handler: handler, categories: registry, sealer: sealer).events
         var state = WorkingSet(categories: registry, sealer: sealer)
+        state.availableRegardless = [ExactString(user)]
         try await ProjectionStore.loadRounds(for: prepared, handler: handler, locking: [], into: &state, cache: nil,
                                              on: connection, logger: logger)
         let run = try await BatchRun.integrateStash(of: user, stash: prepared, handler: handler, state: state, now: Date())
