@@ -25,7 +25,7 @@ struct StashProcessingTests {
     static func replies(_ db: TestDatabase, user: String = "ana") async throws -> [String] {
         let texts = try await ProtectedTextReader.replies(db, user: user).compactMap { $0 }
         for text in texts {
-            #expect(try await db.scalar("SELECT count(*) FROM actiond.domain_events WHERE strpos(data::text, \(text)) > 0", as: Int.self) == 0,
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.domain_events WHERE strpos(data::text, \("\"" + text + "\"")) > 0", as: Int.self) == 0,
                     "a reply's text is sealed in the domain events")
         }
         return texts
