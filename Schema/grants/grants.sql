@@ -43,7 +43,7 @@ grant execute on function
 -- are checked against the reader.
 grant select on
     actiond.report_queue, actiond.report_throughput, actiond.report_latency, actiond.report_outcomes,
-    actiond.report_dead_letters, actiond.report_stash
+    actiond.report_dead_letters, actiond.report_stash, actiond.report_trail
     to actiond_reader;
 grant execute on function actiond.latency_bucket_ms(integer) to actiond_reader;
 -- The handlers' report views (granted again as each is created, see HandlerReportViews).

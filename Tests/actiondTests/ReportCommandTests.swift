@@ -8,7 +8,12 @@ import Testing
 /// `actiond report` as a user runs it.
 @Suite("actiond report", .timeLimit(.minutes(3)))
 struct ReportCommandTests {
-    static let reports = ["queue", "throughput", "latency", "outcomes", "dead_letters", "invitations", "timers", "threads", "stash"]
+    static let reports = ["queue", "throughput", "latency", "outcomes", "dead_letters", "invitations", "timers", "threads", "stash", "trail"]
+
+    /// What a report needs besides its name: the trail shows one person's events.
+    static func filter(_ report: String, user: String = "ana") -> [String] {
+        report.hasSuffix("trail") ? ["--user", user] : []
+    }
 
     static func line(_ id: String, _ type: String, user: String, data: String) -> String {
         #"{"id":"\#(id)","type":"\#(type)","user_id":"\#(user)","occurred_at":"2026-11-22T09:30:00Z","data":\#(data)}"#
@@ -29,13 +34,14 @@ struct ReportCommandTests {
 
             for report in Self.reports {
                 for format in ["table", "csv", "json"] {
-                    let result = try await ActiondProcess.run(["report", report, "--format", format], database: db.url)
+                    let result = try await ActiondProcess.run(["report", report, "--format", format] + Self.filter(report), database: db.url)
                     #expect(result.status == 0, "\(report) \(format): \(result.standardError)")
                     #expect(!result.standardOutput.contains("SECRET"), "\(report) as \(format) shows protected text")
                     if format == "json" {
                         let rows = try JSONDecoder().decode([[String: JSONValue]].self, from: Data(result.standardOutput.utf8))
                         if report == "threads" { #expect(rows.first?["replies"] == .number(1) && rows.first?["messages"] == .number(1)) }
                         if report == "stash" { #expect(rows.first?["pending"] == .number(1) && rows.first?["user_id"] == .string("ana")) }
+                        if report == "trail" { #expect(rows.map { $0["status"] } == [.string("decided"), .string("decided"), .string("decided"), .string("stashed")]) }
                     }
                 }
             }

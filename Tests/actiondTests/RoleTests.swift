@@ -122,7 +122,7 @@ struct RoleTests {
             #expect(reports.count == ReportCommandTests.reports.count)
             try await Self.withLogin("actiond_reader", on: db) { reader in
                 for report in reports {
-                    let run = try await ActiondProcess.run(["report", report, "--format", "json"], database: reader)
+                    let run = try await ActiondProcess.run(["report", report, "--format", "json"] + ReportCommandTests.filter(report), database: reader)
                     #expect(run.status == 0, "\(report): \(run.standardError)")
                 }
                 try await Self.expectOnly("report", as: reader, logger: db.logger)

@@ -3,7 +3,7 @@
 enum HandlerSetValidator {
     /// The report views of PRODUCT.md section 5 that are not a handler's.
     static let coreReports: Set<String> = ["report_queue", "report_throughput", "report_latency", "report_outcomes",
-                                           "report_dead_letters", "report_stash"]
+                                           "report_dead_letters", "report_stash", "report_trail"]
     static let contractInputs: Set<EventType> = [.notificationSent, .notificationResponse, .protectedDataAvailable, .protectedDataUnavailable]
 
     static func problems(in handlers: [any AnyCategoryHandler]) -> [String] {

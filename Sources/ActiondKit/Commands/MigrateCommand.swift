@@ -1,5 +1,7 @@
+import ActiondDomain
 import ActiondPostgres
 import ActiondRuntime
+import ActiondSealing
 import ArgumentParser
 
 struct MigrateCommand: AsyncParsableCommand {
@@ -17,6 +19,15 @@ struct MigrateCommand: AsyncParsableCommand {
         try await Database.withClient(options.database, logger: logger) { client, url in
             let report = try await Migrator(client: client, logger: logger, handlers: Installed.handlers).migrate(citus: citus)
             print("database: \(url)")
+            // With a key file (configured, or the embedded database's own): the forgotten list
+            // beside the KEK is applied again (a database restored from an older backup), and
+            // the intake public key published for producers. Without one, workers do it at start.
+            if try KeyConfiguration.keyFilePath(options.keyFile ?? EnvironmentSettings.current.string("key-file"), database: options.database) != nil {
+                let keys = try options.keyRing(command: "migrate", logger: logger)
+                let again = try await Forgetting(client: client, keys: keys, handler: DomainHandler(handlers: Installed.handlers), logger: logger).reapply()
+                if again > 0 { print("forgot \(again) user(s) again from the key file's forgotten list (the database was older than their forget)") }
+                if let intake = keys.provider.intakeKeys.first { try await KeyStore.publish(intake.publicKey, client: client, logger: logger) }
+            }
             if report.applied.isEmpty {
                 print("schema up to date (\(report.alreadyApplied.count) migrations applied before)")
             } else {

@@ -1,3 +1,4 @@
+import ActiondDomain
 import ActiondPostgres
 import ActiondRuntime
 import ArgumentParser
@@ -14,10 +15,22 @@ struct ReportCommand: AsyncParsableCommand {
     @Option(help: "table (aligned, expanded when wider than the terminal), csv (RFC 4180) or json (an array of objects).")
     var format: ReportFormatter.Format = .table
     @Option(help: "Refresh the report in place every SECONDS until interrupted.") var watch: Double?
+    @Option(help: "trail only: the events of this user (byte for byte).") var user: String?
+    @Option(name: .customLong("request-id"), help: "trail only: the notification and responses of this request id.") var requestID: String?
+    @Option(help: ArgumentHelp("trail only: events submitted within DURATION (30d, 12h, 90m, 45s).", valueName: "DURATION")) var since: String?
+
+    private var isTrail: Bool { name == "trail" || name == "report_trail" }
 
     func validate() throws {
         if let watch, watch <= 0 { throw ValidationError("--watch must be a positive number of seconds") }
         if watch != nil && name == nil { throw ValidationError("--watch needs a report NAME") }
+        if !isTrail && (user != nil || requestID != nil || since != nil) {
+            throw ValidationError("--user, --request-id and --since apply to the trail report only (actiond report trail --user ID)")
+        }
+        if isTrail && user == nil && requestID == nil {
+            throw ValidationError("report trail needs --user ID or --request-id ID: it shows one person's (or one notification's) events")
+        }
+        if let since, RetentionPeriod(since) == nil { throw ValidationError("--since \(since.debugDescription) is refused: DURATION is \(RetentionPeriod.rule)") }
     }
 
     func run() async throws {
@@ -34,8 +47,11 @@ struct ReportCommand: AsyncParsableCommand {
             }
             let view = try await ReportStore.resolve(name, on: client, logger: logger)
             let width = Int(ProcessInfo.processInfo.environment["COLUMNS"] ?? "") ?? 80
+            let filter = ReportStore.TrailFilter(userID: user, requestID: requestID,
+                                                 since: since.flatMap(RetentionPeriod.init).map { Date().addingTimeInterval(-Double($0.seconds)) })
             repeat {
-                let rows = try await ReportStore.rows(of: view, on: client, logger: logger)
+                let rows = isTrail ? try await ReportStore.trail(filter, on: client, logger: logger)
+                                   : try await ReportStore.rows(of: view, on: client, logger: logger)
                 let text = ReportFormatter.render(columns: rows.columns, rows: rows.rows, json: rows.json, format: format, width: width)
                 if let watch {
                     // Clear the screen, then draw: the report refreshes in place.

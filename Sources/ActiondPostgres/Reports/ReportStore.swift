@@ -48,13 +48,42 @@ package enum ReportStore {
         return full
     }
 
-    /// The rows of report `view` (a name `resolve` returned).
-    package static func rows(of view: String, on client: PostgresClient, logger: Logger) async throws -> Rows {
-        let columns = try await client.query("""
+    /// Which rows of report_trail: one user's events or one request's, since a time.
+    package struct TrailFilter: Sendable {
+        package var userID: String?
+        package var requestID: String?
+        package var since: Date?
+
+        package init(userID: String? = nil, requestID: String? = nil, since: Date? = nil) {
+            self.userID = userID
+            self.requestID = requestID
+            self.since = since
+        }
+    }
+
+    /// report_trail's rows for `filter`, in log order (newest last).
+    package static func trail(_ filter: TrailFilter, on client: PostgresClient, logger: Logger) async throws -> Rows {
+        let columns = try await columns(of: "report_trail", on: client, logger: logger)
+        let json = try await client.query("""
+            SELECT coalesce(json_agg(r ORDER BY r.position), '[]')::text FROM actiond.report_trail r
+            WHERE (\(filter.userID)::text IS NULL OR r.user_id = \(filter.userID))
+              AND (\(filter.requestID)::text IS NULL OR r.request_id = \(filter.requestID))
+              AND (\(filter.since)::timestamptz IS NULL OR r.submitted_at >= \(filter.since))
+            """, logger: logger).collect().first!.decode(String.self)
+        return Rows(columns: columns, rows: try JSONDecoder().decode([[String: JSONValue]].self, from: Data(json.utf8)), json: json)
+    }
+
+    private static func columns(of view: String, on client: PostgresClient, logger: Logger) async throws -> [String] {
+        try await client.query("""
             SELECT a.attname::text FROM pg_attribute a
             WHERE a.attrelid = to_regclass('actiond.' || quote_ident(\(view))) AND a.attnum > 0 AND NOT a.attisdropped
             ORDER BY a.attnum
             """, logger: logger).collect().map { try $0.decode(String.self) }
+    }
+
+    /// The rows of report `view` (a name `resolve` returned).
+    package static func rows(of view: String, on client: PostgresClient, logger: Logger) async throws -> Rows {
+        let columns = try await columns(of: view, on: client, logger: logger)
         // The view name was checked against the catalog; quote_ident makes it an identifier.
         let identifier = try await client.query("SELECT quote_ident(\(view))", logger: logger).collect().first!.decode(String.self)
         let json = try await client.query(
