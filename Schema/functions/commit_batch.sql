@@ -60,11 +60,23 @@ begin
 
     -- The log's protected fields, sealed at rest (what is recorded does not change, only its
     -- form; README "Protected text").
+    -- By position (the log's position index, and its partitions pruned): the batch's rows
+    -- alone. Filtered by the batch's users instead, the statement read every event those
+    -- users ever had (EXPLAIN ANALYZE: 27,475 rows read for 500 rewritten, 5 times slower). On
+    -- Citus the users' filter routes it to their shard group.
     if jsonb_array_length(coalesce(batch -> 'rewrites', '[]')) > 0 then
-        update actiond.events e
-        set data = r.data
-        from jsonb_to_recordset(batch -> 'rewrites') as r("user" text, position bigint, data jsonb)
-        where e.user_id = any(users) and e.user_id = r."user" and e.position = r.position;
+        if on_citus then
+            update actiond.events e
+            set data = r.data
+            from jsonb_to_recordset(batch -> 'rewrites') as r("user" text, position bigint, data jsonb)
+            where e.user_id = any(users) and e.user_id = r."user" and e.position = r.position;
+        else
+            update actiond.events e
+            set data = r.data
+            from jsonb_to_recordset(batch -> 'rewrites') as r("user" text, position bigint, data jsonb)
+            where e.position = any(array(select (x.value ->> 'position')::bigint from jsonb_array_elements(batch -> 'rewrites') x))
+              and e.user_id = r."user" and e.position = r.position;
+        end if;
     end if;
 
     insert into actiond.projections as p (kind, stream_id, user_id, state, last_position)

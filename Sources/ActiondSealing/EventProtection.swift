@@ -13,22 +13,20 @@ package enum EventProtection {
         package var data: String
     }
 
-    /// `events` with their protected fields in clear in `data` (in memory) and their stored
-    /// form in `storedData`, and the rewrites of the log. `sealing`: false only for the
-    /// benchmark's sealing-off run (clear text stays as submitted).
+    /// `events` with their protected fields opened in `input` (in memory; `data` and
+    /// `storedData` hold the stored form, never clear text), and the rewrites of the log.
+    /// `sealing`: false only for the benchmark's sealing-off run (clear text stays as submitted).
     package static func prepare(_ events: [LoggedEvent], handler: any EventHandler, categories: CategoryRegistry?,
                                 sealer: BatchSealer, sealing: Bool = true) throws -> (events: [LoggedEvent], rewrites: [Rewrite]) {
         var prepared: [LoggedEvent] = []
         var rewrites: [Rewrite] = []
         prepared.reserveCapacity(events.count)
         for event in events {
-            guard ProtectedFields.mayHold(event.data, type: event.type),
+            guard let protectsAlert = mayHoldProtectedFields(event, handler: handler, categories: categories),
                   let data = try? DomainCoding.decode(JSONValue.self, from: event.data) else {
                 prepared.append(event)
                 continue
             }
-            let category = data["payload"]?["aps"]?["category"]?.stringValue
-            let protectsAlert = category.map { handler.protectsAlert(category: $0, in: categories) } ?? false
             let binding = { (field: String) in SealBinding(user: event.userID, row: SealBinding.inputRow(eventID: event.id), field: field) }
             let crypt = ProtectedFields.Crypt(
                 open: { sealed, field in try sealer.open(sealed, binding: binding(field)) },
@@ -36,24 +34,32 @@ package enum EventProtection {
                 isAtRest: { !$0.hasPrefix(IntakeKey.prefix) },
                 forgotten: sealer.isForgotten(event.userID))
             let result = try ProtectedFields.prepare(data, type: event.type, protectsAlert: protectsAlert, crypt: crypt)
-            let stored = try result.stored.map { try DomainCoding.encode($0) }
+            let stored = try result.stored.map { try DomainCoding.encode($0) } ?? event.data
             var opened = LoggedEvent(position: event.position, id: event.id, type: event.type, userID: event.userID,
-                                     occurredAt: event.occurredAt, data: try DomainCoding.encode(result.memory),
+                                     occurredAt: event.occurredAt, data: stored,
+                                     input: try? EventData.read(result.memory, type: event.type, position: event.position),
                                      submittedAt: event.submittedAt, failedAttempts: event.failedAttempts)
-            opened.storedData = stored ?? event.data
-            if let stored { rewrites.append(Rewrite(userID: event.userID, position: event.position, data: stored)) }
+            opened.storedData = stored
+            if result.stored != nil { rewrites.append(Rewrite(userID: event.userID, position: event.position, data: stored)) }
             prepared.append(opened)
         }
         return (prepared, rewrites)
     }
 
-    /// The users whose keys `events` need: those with a protected field, sealed or not.
-    package static func users(needingKeys events: [LoggedEvent]) -> [String] {
-        var seen: Set<ExactString> = []
-        var users: [String] = []
-        for event in events where ProtectedFields.mayHold(event.data, type: event.type) || event.type == .notificationSent {
-            if seen.insert(ExactString(event.userID)).inserted { users.append(event.userID) }
+    /// nil when `event` cannot hold a protected field (no parse needed); otherwise whether its
+    /// alert is protected. Read from what the claim parsed already: a notification's category,
+    /// and whether anything is sealed.
+    private static func mayHoldProtectedFields(_ event: LoggedEvent, handler: any EventHandler, categories: CategoryRegistry?) -> Bool? {
+        switch event.type {
+        case .notificationResponse:
+            return event.data.contains("\"text") ? false : nil
+        case .notificationSent:
+            var category: String?
+            if case .sent(_, let payload)? = event.input { category = payload["aps"]?["category"]?.stringValue }
+            let protects = category.map { handler.protectsAlert(category: $0, in: categories) } ?? false
+            return protects || event.data.contains(ProtectedFields.sealedSuffix + "\"") ? protects : nil
+        default:
+            return nil
         }
-        return users
     }
 }

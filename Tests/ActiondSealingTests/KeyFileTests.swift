@@ -111,6 +111,18 @@ struct KeyFileTests {
         guard case .response(let response2)? = reread.events[0].input else { Issue.record("not a response"); return }
         #expect(response2.text?.text == "see you")
 
+        // Intake-sealed text that does not open (for another event, or garbage) is bad input:
+        // the handler sees it as unreadable, and the log keeps it as it came.
+        let moved = sealedLine.replacingOccurrences(of: #""id":"e1""#, with: #""id":"e9""#)
+        let garbage = reply.replacingOccurrences(of: #""text":"see you""#, with: #""text_sealed":"hpke1.\#(intake.id).AAAA.BBBB""#)
+        for line in [moved, garbage] {
+            let bad = try EventProtection.prepare([try event(line, position: 3, type: .notificationResponse)], handler: handler,
+                                                  categories: registry, sealer: sealer)
+            guard case .response(let unreadable)? = bad.events[0].input else { Issue.record("not a response"); return }
+            #expect(unreadable.textUnreadable && unreadable.text == nil)
+            #expect(bad.rewrites.isEmpty)
+        }
+
         // The same log after a forget: forgotten, never an error.
         let forgotten = SealingTests.sealer(fences: [ForgottenUser(userID: "ana", throughVersion: 1, newKeyAllowed: false)], intake: [intake])
         let afterForget = try EventProtection.prepare(again, handler: handler, categories: registry, sealer: forgotten)

@@ -267,6 +267,32 @@ struct ProtectedTextTests {
         }
     }
 
+    @Test func sealedTextThatDoesNotOpenIsRejectedOnceNotRetried() async throws {
+        let user = "bad-\(UUID().uuidString.prefix(6))"
+        try await TestDatabase.with { db in
+            let intake = try KeyFile(path: TestKeys.path).intakeKeys[0].publicKey
+            // Sealed for another event; garbage; and an alert sealed for another user.
+            let other = try intake.seal("for another event", userID: user, eventID: "elsewhere", field: "text")
+            let alert = try intake.seal("body", userID: "someone-else", eventID: "\(user)-sent", field: "payload.aps.alert.body")
+            try await Self.submitSQL(Self.conversation(user, body: "fine", replies: []) + [
+                Self.line("moved", "notification.response", user: user, at: 5, #"{"request_id":"\#(user)-r","action":"REPLY_ACTION","locked":false,"text_sealed":"\#(other)"}"#),
+                Self.line("junk", "notification.response", user: user, at: 6, #"{"request_id":"\#(user)-r","action":"REPLY_ACTION","locked":false,"text_sealed":"hpke1.x.y.z"}"#),
+                Self.line("open", "notification.response", user: user, at: 7, #"{"request_id":"\#(user)-r","action":"com.apple.UNNotificationDefaultActionIdentifier","locked":false,"text_sealed":"hpke1.x.y.z"}"#),
+                Self.line("alert", "notification.sent", user: user, at: 8,
+                          #"{"request_id":"\#(user)-r2","payload":{"aps":{"category":"MESSAGE","alert":{"title":"T","body_sealed":"\#(alert)"}},"THREAD_ID":"th","MESSAGE_ID":"m2"}}"#),
+            ], db)
+            let work = try await ActiondProcess.run(["work", "--drain"], database: db.url)
+            #expect(work.status == 0, "\(work.standardError.suffix(800))")
+            let outcomes = try await db.client.query("""
+                SELECT e.id, o.outcome || coalesce(':' || o.reason, ''), o.attempts FROM actiond.events e JOIN actiond.outcomes o USING (user_id, position)
+                WHERE e.user_id = \(user) ORDER BY e.position
+                """, logger: db.logger).collect().map { try $0.decode((String, String, Int).self) }
+            #expect(outcomes.map(\.0) == ["\(user)-sent", "moved", "junk", "open", "alert"])
+            #expect(outcomes.map(\.1) == ["applied", "rejected:invalid_text", "rejected:invalid_text", "rejected:invalid_text", "rejected:invalid_text"])
+            #expect(outcomes.allSatisfy { $0.2 == 1 }, "decided at the first attempt, never retried")
+        }
+    }
+
     @Test func aServerDatabaseWithoutAKeyFileIsRefusedNamingTheSetting() async throws {
         try await TestDatabase.with { db in
             for command in [["work", "--drain"], ["rebuild"], ["forget", "ana"], ["keys", "intake-public-key"]] {

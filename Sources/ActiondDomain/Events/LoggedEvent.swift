@@ -37,6 +37,21 @@ package struct LoggedEvent: Sendable, Hashable, Codable {
         self.input = try? EventData.read(data, type: type, position: position)
     }
 
+    /// An event whose data was read already: `input` as the handler gets it (protected fields
+    /// opened), `data` as the log stores it (sealed), so no clear text is kept as a string.
+    package init(position: Int64, id: String, type: EventType, userID: String, occurredAt: Date,
+                data: String, input: EventData?, submittedAt: Date, failedAttempts: Int = 0) {
+        self.position = position
+        self.id = id
+        self.type = type
+        self.userID = userID
+        self.occurredAt = occurredAt.roundedToMicroseconds
+        self.data = data
+        self.submittedAt = submittedAt.roundedToMicroseconds
+        self.failedAttempts = failedAttempts
+        self.input = input
+    }
+
     private enum CodingKeys: String, CodingKey {
         case position, id, type, userID, occurredAt, data, submittedAt, failedAttempts
     }

@@ -7,6 +7,11 @@ package struct NotificationResponse: Sendable, Hashable {
     package var text: ProtectedText?
     /// The device was locked when the person acted.
     package var locked: Bool
+    /// The producer sealed a text that does not open (`ProtectedFields.unreadableSuffix`).
+    package var textUnreadable = false
+
+    /// Whether the response carries a text, readable or not.
+    package var hasText: Bool { text != nil || textUnreadable }
 
     package init(requestID: String, action: String, text: ProtectedText? = nil, locked: Bool = false) {
         self.requestID = requestID

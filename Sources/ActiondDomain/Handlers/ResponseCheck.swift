@@ -45,20 +45,20 @@ package struct ResponseRules: Sendable, Hashable {
         guard notification.userID.isExactly(userID) else { return .reject(.notYourNotification) }
         // Opening needs nothing of the category; every other action is the category's.
         if response.action.isExactly(SystemActionIdentifier.defaultAction.rawValue) {
-            return response.text == nil ? .proceed(.opened) : .reject(.invalidText)
+            return !response.hasText ? .proceed(.opened) : .reject(.invalidText)
         }
         guard let category else { return .reject(.unknownAction) }
         switch ExactString(response.action) {
         case ExactString(SystemActionIdentifier.dismissAction.rawValue):
             guard category.delivesDismiss else { return .reject(.dismissNotEnabled) }
-            return response.text == nil ? .proceed(.dismissed) : .reject(.invalidText)
+            return !response.hasText ? .proceed(.dismissed) : .reject(.invalidText)
         default:
             guard let action = category.action(response.action) else { return .reject(.unknownAction) }
             if action.requiresAuthentication && response.locked { return .reject(.authenticationRequired) }
             guard action.textInput != nil else {
-                return response.text == nil ? .proceed(.action(action, text: nil)) : .reject(.invalidText)
+                return !response.hasText ? .proceed(.action(action, text: nil)) : .reject(.invalidText)
             }
-            guard let text = response.text, isValidText(text) else { return .reject(.invalidText) }
+            guard !response.textUnreadable, let text = response.text, isValidText(text) else { return .reject(.invalidText) }
             return .proceed(.action(action, text: text))
         }
     }

@@ -123,6 +123,8 @@ package struct DomainHandler: EventHandler {
 
     private func sent(_ notification: SentNotification, payload: [String: JSONValue], in state: WorkingSet) throws -> HandlerResult {
         if state.notification(notification.requestID) != nil { return .outcome(.rejected(.duplicateRequest)) }
+        // Its producer sealed an alert that does not open: bad input, recorded as nothing.
+        if payload.hasUnreadableAlert { return .outcome(.rejected(.invalidText)) }
         guard let category = state.categories?.category(notification.category), let handler = try handler(of: category) else {
             return .outcome(.applied, [CoreStreams.recorded(notification)])
         }

@@ -23,7 +23,11 @@ package enum EventData: Sendable, Hashable {
     }
 
     static func read(_ text: String, type: EventType, position: Int64) throws -> EventData {
-        let data = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+        try read(try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)), type: type, position: position)
+    }
+
+    /// The data, already parsed (a worker that opened its protected fields).
+    package static func read(_ data: JSONValue, type: EventType, position: Int64) throws -> EventData {
         func string(_ field: String) throws -> String {
             guard let value = data[field]?.stringValue else { throw Unreadable(position: position, field: field) }
             return value
@@ -34,8 +38,10 @@ package enum EventData: Sendable, Hashable {
             return .sent(requestID: try string("request_id"), payload: payload)
         case .notificationResponse:
             guard case .bool(let locked)? = data["locked"] else { throw Unreadable(position: position, field: "locked") }
-            return .response(NotificationResponse(requestID: try string("request_id"), action: try string("action"),
-                                                  text: protectedText(data, "text"), locked: locked))
+            var response = NotificationResponse(requestID: try string("request_id"), action: try string("action"),
+                                                text: protectedText(data, "text"), locked: locked)
+            if case .bool(true)? = data["text" + ProtectedFields.unreadableSuffix] { response.textUnreadable = true }
+            return .response(response)
         case .meetingCancelled:
             guard case .object(let object) = data else { throw Unreadable(position: position, field: "") }
             return .input(type, data: object)
@@ -58,6 +64,16 @@ func protectedText(_ object: JSONValue?, _ field: String) -> ProtectedText? {
 extension [String: JSONValue] {
     /// `aps.category` of a notification payload.
     var apsCategory: String? { self["aps"]?["category"]?.stringValue }
+
+    /// Whether a protected alert field a producer sealed does not open (bad input).
+    var hasUnreadableAlert: Bool {
+        guard let aps = self["aps"] else { return false }
+        if case .bool(true)? = aps["alert" + ProtectedFields.unreadableSuffix] { return true }
+        return ProtectedFields.alertFields.contains { name in
+            if case .bool(true)? = aps["alert"]?[name + ProtectedFields.unreadableSuffix] { return true }
+            return false
+        }
+    }
 
     /// The alert's body: `aps.alert` as a string, or its `body`. Protected text.
     var alertBody: ProtectedText? {

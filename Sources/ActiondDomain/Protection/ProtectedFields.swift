@@ -6,7 +6,9 @@ import Foundation
 /// - sealed: `"text_sealed": "…"`, either to the intake public key (`hpke1.…`, what
 ///   `actiond submit` and other producers send) or at rest under the user's data key
 ///   (`aead1.…`, what a worker writes back);
-/// - forgotten, in memory only: `"text_forgotten": true` (the user's key was destroyed).
+/// - forgotten, in memory only: `"text_forgotten": true` (the user's key was destroyed);
+/// - unreadable, in memory only: `"text_unreadable": true` (intake-sealed text that does not
+///   open: bad input, rejected invalid_text).
 ///
 /// Protected fields: a response's `text`; for a category whose handler `protectsAlert`, the
 /// notification's `payload.aps.alert` (a string) or its `title`, `subtitle` and `body`.
@@ -14,6 +16,10 @@ import Foundation
 package enum ProtectedFields {
     package static let sealedSuffix = "_sealed"
     package static let forgottenSuffix = "_forgotten"
+    /// In memory only: a field a producer sealed to the intake key that does not open (sealed
+    /// for another event, user or field, to a key actiond does not hold, or garbage). Bad
+    /// input: its event is rejected invalid_text, never retried.
+    package static let unreadableSuffix = "_unreadable"
     package static let alertFields = ["title", "subtitle", "body"]
 
     /// What the worker does with one field.
@@ -101,7 +107,14 @@ package enum ProtectedFields {
                 changed = true
             }
         } else if case .string(let sealed)? = memory[sealedName] {
-            let opened = crypt.forgotten ? ProtectedText.forgotten : try crypt.open(sealed, path)
+            let opened: ProtectedText
+            do {
+                opened = crypt.forgotten ? ProtectedText.forgotten : try crypt.open(sealed, path)
+            } catch where !crypt.isAtRest(sealed) {
+                memory[sealedName] = nil
+                memory[name + unreadableSuffix] = .bool(true)
+                return
+            }
             memory[sealedName] = nil
             if let clear = opened.text {
                 memory[name] = .string(clear)
