@@ -50,7 +50,7 @@ begin
         if exists (select from jsonb_to_recordset(batch -> 'keys') as k("user" text, version integer)
                    join actiond.forgotten_users f on f.user_id = k."user"
                    where f.user_id = any(users) and (f.new_key_allowed_at is null or k.version <= f.through_version)) then
-            raise exception using errcode = '55000',
+            raise exception using errcode = 'ADK01',
                 message = 'a data key was made for a user forgotten meanwhile (actiond forget); the batch runs again';
         end if;
         insert into actiond.data_keys (user_id, version, kek_id, wrapped)

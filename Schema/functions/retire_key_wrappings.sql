@@ -1,5 +1,5 @@
 -- `actiond keys rotate --retire-old`: once every data key has a wrapping under `kek`, deletes
--- the wrappings under any other KEK, so the old key file can be destroyed. Refuses (55000,
+-- the wrappings under any other KEK, so the old key file can be destroyed. Refuses (ADK02,
 -- changing nothing) while some key has no wrapping under `kek`. Returns how many were deleted.
 create function actiond.retire_key_wrappings(kek text)
 returns integer
@@ -12,7 +12,7 @@ begin
     if exists (select from actiond.data_keys k
                where not exists (select from actiond.data_keys n
                                  where n.user_id = k.user_id and n.version = k.version and n.kek_id = kek)) then
-        raise exception using errcode = '55000',
+        raise exception using errcode = 'ADK02',
             message = 'some data keys have no wrapping under the new KEK yet; run actiond keys rotate --new-key-file FILE first';
     end if;
     delete from actiond.data_keys k where k.kek_id <> kek;

@@ -25,7 +25,7 @@ package enum ConnectionProbe {
                 let connection = try await PostgresConnection.connect(configuration: url.connectionConfiguration(), id: 0, logger: logger)
                 try? await connection.close()
                 return
-            } catch let error as PSQLError where ["53300", "57P03"].contains(error.serverInfo?[.sqlState] ?? "") {
+            } catch let error as PSQLError where [.tooManyConnections, .cannotConnectNow].contains(error.sqlState) {
                 // The server is there, out of connection slots or starting: the pool waits
                 // for it as it always has.
                 return
@@ -59,7 +59,7 @@ package enum ConnectionProbe {
     /// Whether `error` may pass by itself: worth connecting again.
     static func isTransient(_ error: any Error) -> Bool {
         if let error = error as? PSQLError {
-            if let state = error.serverInfo?[.sqlState] { return state.hasPrefix("53") || state.hasPrefix("08") || state == "57P03" }
+            if let state = error.sqlState { return state.errorClass == "53" || state.errorClass == "08" || state == .cannotConnectNow }
             if [.serverClosedConnection, .uncleanShutdown].contains(error.code) { return true }
             return error.underlying.map(isTransient) ?? false
         }
@@ -74,13 +74,13 @@ package enum ConnectionProbe {
     /// What went wrong, in words an operator can act on (never the password).
     static func cause(of error: any Error, url: DatabaseURL) -> String {
         if let error = error as? PSQLError {
-            if let state = error.serverInfo?[.sqlState] {
+            if let state = error.sqlState {
                 let message = error.serverInfo?[.message] ?? ""
                 switch state {
-                case "28P01", "28000": return "authentication failed for user \(url.username) (\(state): \(message))"
-                case "3D000": return "database \(url.database) does not exist (3D000)"
-                case "57P03": return "the server is starting up or shutting down (57P03)"
-                case "53300": return "the server has no connection slots left (53300)"
+                case .invalidPassword, .invalidAuthorizationSpecification: return "authentication failed for user \(url.username) (\(state): \(message))"
+                case .invalidCatalogName: return "database \(url.database) does not exist (\(state))"
+                case .cannotConnectNow: return "the server is starting up or shutting down (\(state))"
+                case .tooManyConnections: return "the server has no connection slots left (\(state))"
                 default: return "the server refused the connection (\(state): \(message))"
                 }
             }

@@ -124,7 +124,7 @@ package struct Migrator: Sendable {
         do {
             let rows = try await client.query("SELECT path, checksum FROM actiond.schema_checksums()", logger: logger)
             for try await (path, checksum) in rows.decode((String, String).self) { applied[path] = checksum }
-        } catch let error as PSQLError where ["3F000", "42883", "42501"].contains(error.serverInfo?[.sqlState] ?? "") {
+        } catch let error as PSQLError where [.invalidSchemaName, .undefinedFunction, .insufficientPrivilege].contains(error.sqlState) {
             // No schema, no such function (an older schema), or no grant on it.
         }
         let wanted: [String: String]
@@ -144,7 +144,7 @@ package struct Migrator: Sendable {
         for statement in Migration.roles {
             do {
                 try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).drain()
-            } catch let error as PSQLError where error.serverInfo?[.sqlState] == "42501" {
+            } catch let error as PSQLError where error.sqlState == .insufficientPrivilege {
                 throw MigrationError(
                     code: .statementFailed, migration: "roles/roles.sql",
                     message: "\(DatabaseFailure.describe(error)). migrate creates the roles actiond_owner, actiond_producer, actiond_worker and actiond_reader once per server (CREATEROLE or a superuser), makes the migrating role a member of actiond_owner, creates the schema actiond (CREATE on the database, once), and hands a schema made by an earlier build to actiond_owner (its previous owner, or a superuser): run it as such a role (SECURITY.md)")

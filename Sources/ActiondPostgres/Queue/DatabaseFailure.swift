@@ -14,16 +14,16 @@ package enum DatabaseFailure {
 
     /// Whether `error` is PostgreSQL's refusal of some event's data.
     package static func isAboutData(_ error: any Error) -> Bool {
-        guard let code = (error as? PSQLError)?.serverInfo?[.sqlState] else { return false }
-        return dataClasses.contains(code.prefix(2))
+        guard let code = (error as? PSQLError)?.sqlState else { return false }
+        return dataClasses.contains(code.errorClass)
     }
 
     /// Whether `error` says the schema or a privilege is wrong (SQLSTATE classes 42, such as
     /// 42501 permission denied or 42883 no such function, and 3F, no such schema): it will
     /// not pass by itself, so it is worth an operator's attention.
     package static func isAboutSchemaOrPrivileges(_ error: any Error) -> Bool {
-        guard let code = (error as? PSQLError)?.serverInfo?[.sqlState] else { return false }
-        return code.hasPrefix("42") || code.hasPrefix("3F")
+        guard let code = (error as? PSQLError)?.sqlState else { return false }
+        return code.errorClass == "42" || code.errorClass == "3F"
     }
 
     /// PostgreSQL's code and message, for logs and dead letters. Never its detail, which may

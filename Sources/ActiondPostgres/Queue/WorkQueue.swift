@@ -25,14 +25,24 @@ package enum WorkQueue {
         var claim = Claim(events: [], categoryVersion: nil, databaseNow: nil)
         for try await (position, userID, attempts, id, type, occurredAt, data, submittedAt, version, now)
             in rows.decode((Int64, String, Int, String, String, Date, String, Date, Int?, Date).self) {
-            // The log's check constraint admits only known types.
-            let eventType = EventType(rawValue: type) ?? .notificationSent
+            // The log's check constraint admits only the types this build knows; one it does
+            // not (a newer build's) is an error naming it, never another type.
+            guard let eventType = EventType(rawValue: type) else { throw UnknownEventType(type: type, position: position) }
             claim.events.append(LoggedEvent(position: position, id: id, type: eventType, userID: userID, occurredAt: occurredAt,
                                             data: data, submittedAt: submittedAt, failedAttempts: attempts))
             claim.categoryVersion = version
             claim.databaseNow = now
         }
         return claim
+    }
+
+    /// An event of a type this build does not know, read from the log.
+    package struct UnknownEventType: Error, CustomStringConvertible {
+        package var type: String
+        package var position: Int64
+        package var description: String {
+            "the event at position \(position) has type \(type.prefix(64)), which this build does not know (it knows \(EventType.allCases.map(\.rawValue).joined(separator: ", "))); run the actiond build that wrote it"
+        }
     }
 
     /// Whether any event still waits for an outcome.

@@ -109,7 +109,7 @@ package struct LogPruner: Sendable {
         while true {
             do {
                 return try await step()
-            } catch let error as PSQLError where error.serverInfo?[.sqlState] == "55P03" && attempt < lockAttempts {
+            } catch let error as PSQLError where error.sqlState == .lockNotAvailable && attempt < lockAttempts {
                 logger.debug("prune step waits for a lock", metadata: ["attempt": "\(attempt)"])
                 attempt += 1
                 try await Task.sleep(for: lockPause)

@@ -68,7 +68,7 @@ package struct EventSubmitter: Sendable {
         while true {
             do {
                 return try await submitBatchOnce(events)
-            } catch let error as PSQLError where attempt < 5 && ["40P01", "40001"].contains(error.serverInfo?[.sqlState] ?? "") {
+            } catch let error as PSQLError where attempt < 5 && [.deadlockDetected, .serializationFailure].contains(error.sqlState) {
                 logger.notice("submit batch retried after a deadlock", metadata: ["attempt": "\(attempt)"])
                 try await Task.sleep(for: .milliseconds(Int.random(in: 5...50) * attempt))
                 attempt += 1
@@ -91,7 +91,6 @@ package struct EventSubmitter: Sendable {
 
     /// invalid_text_representation (not JSON) or untranslatable_character (\u0000 in jsonb).
     static func isUnparsableInput(_ error: PSQLError) -> Bool {
-        guard let state = error.serverInfo?[.sqlState] else { return false }
-        return state == "22P02" || state == "22P05"
+        error.sqlState == .invalidTextRepresentation || error.sqlState == .untranslatableCharacter
     }
 }
