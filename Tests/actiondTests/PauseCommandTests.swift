@@ -114,4 +114,19 @@ struct PauseCommandTests {
             #expect(try await db.scalar("SELECT count(*) FROM actiond.pauses", as: Int.self) == 0)
         }
     }
+
+    /// A login without the owner's rights is told in a sentence who may pause, and nothing changes.
+    @Test func aNonOwnerIsToldWhoMayPause() async throws {
+        try await TestDatabase.with { db in
+            try await RoleTests.withLogin("actiond_worker", on: db) { worker in
+                for command in [["pause"], ["resume", "--user", "ana"]] {
+                    let run = try await ActiondProcess.run(command, database: worker)
+                    #expect(run.status != 0)
+                    #expect(run.standardError.contains("only the owner may: run it as the role that migrates"), "\(run.standardError)")
+                    #expect(!run.standardError.contains("42501"))
+                }
+            }
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.pauses", as: Int.self) == 0)
+        }
+    }
 }

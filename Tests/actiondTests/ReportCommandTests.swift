@@ -61,6 +61,16 @@ struct ReportCommandTests {
         }
     }
 
+    /// A report with no rows still shows its header, however wide (report_invitations is wider
+    /// than 80 columns).
+    @Test func anEmptyReportShowsItsHeader() async throws {
+        try await TestDatabase.with { db in
+            let run = try await ActiondProcess.run(["report", "invitations"], database: db.url, environment: ["COLUMNS": "80"])
+            #expect(run.standardOutput.hasPrefix("meeting_id | user_id | response"), "\(run.standardOutput)")
+            #expect(run.standardOutput.hasSuffix("(0 rows)\n"))
+        }
+    }
+
     @Test func listingNamesAndErrors() async throws {
         try await TestDatabase.with { db in
             let list = try await ActiondProcess.run(["report"], database: db.url)

@@ -60,7 +60,8 @@ package enum ReportFormatter {
             let space = String(repeating: " ", count: max(0, widths[index] - text.count))
             return numeric[index] && !rows.isEmpty ? space + text : text + space
         }
-        if total <= width || columns.count == 1 {
+        // No rows: the header alone, however wide (expanded mode would show nothing of it).
+        if total <= width || columns.count == 1 || rows.isEmpty {
             var lines = [columns.enumerated().map { pad($1, $0) }.joined(separator: " | ")]
             lines.append(widths.map { String(repeating: "-", count: $0) }.joined(separator: "-+-"))
             for row in cells { lines.append(row.enumerated().map { pad($1, $0) }.joined(separator: " | ")) }
