@@ -1,12 +1,45 @@
 import ActiondPostgres
+import ActiondRuntime
 import ArgumentParser
+import Logging
+import PostgresNIO
 import Foundation
 
 struct DBCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "db",
         abstract: "Manage the embedded PostgreSQL cluster.",
-        subcommands: [Start.self, Stop.self, Status.self, URLCommand.self])
+        subcommands: [Start.self, Stop.self, Status.self, URLCommand.self, Schema.self])
+
+    struct Schema: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print today's tables, indexes, constraints and types (Schema/schema.sql), from a database migrated for the purpose and dropped after.")
+        @OptionGroup var options: GlobalOptions
+
+        func run() async throws {
+            let logger = try options.makeLogger()
+            let server = try await Database.resolve(options.database, logger: logger)
+            let name = "actiond_schema_\(UUID().uuidString.prefix(8).lowercased())"
+            try await PostgresClient.withClient(server, maximumConnections: 1, logger: logger) { admin in
+                try await admin.query("CREATE DATABASE \(unescaped: name)", logger: logger).drain()
+            }
+            let url = server.with(database: name)
+            do {
+                try await PostgresClient.withClient(url, maximumConnections: 1, logger: logger) { client in
+                    _ = try await Migrator(client: client, logger: logger, handlers: Installed.handlers).migrate()
+                }
+                print(try await SchemaDump.render(url, binaries: try PostgresBinaries.locate(override: options.binDirectory)), terminator: "")
+            } catch {
+                try? await PostgresClient.withClient(server, maximumConnections: 1, logger: logger) { admin in
+                    try await admin.query("DROP DATABASE IF EXISTS \(unescaped: name) WITH (FORCE)", logger: logger).drain()
+                }
+                throw error
+            }
+            try await PostgresClient.withClient(server, maximumConnections: 1, logger: logger) { admin in
+                try await admin.query("DROP DATABASE IF EXISTS \(unescaped: name) WITH (FORCE)", logger: logger).drain()
+            }
+        }
+    }
 
     struct Start: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create (first time) and start the embedded cluster.")

@@ -49,6 +49,18 @@ package struct PostgresBinaries: Sendable, Hashable {
             """)
     }
 
+    /// A client program of the same installation (pg_dump, psql): beside initdb, beside the
+    /// file initdb links to, or in the newest `/usr/lib/postgresql/*/bin`.
+    package func tool(_ name: String) throws(EmbeddedClusterError) -> URL {
+        let versions = ((try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []).sorted().reversed()
+        let candidates = [directory, initdb.resolvingSymlinksInPath().deletingLastPathComponent()]
+            + versions.map { URL(fileURLWithPath: "/usr/lib/postgresql/\($0)/bin") }
+        for folder in candidates where FileManager.default.isExecutableFile(atPath: folder.appending(path: name).path) {
+            return folder.appending(path: name)
+        }
+        throw EmbeddedClusterError(.binariesNotFound, "\(name) not found beside initdb (\(directory.path)) or in /usr/lib/postgresql/*/bin")
+    }
+
     var isComplete: Bool {
         FileManager.default.isExecutableFile(atPath: initdb.path) && FileManager.default.isExecutableFile(atPath: pgCtl.path)
     }
