@@ -14,8 +14,11 @@ let package = Package(
     products: [
         .executable(name: "actiond", targets: ["actiond"]),
         // The library a team builds its own worker with: `CategoryHandler` and
-        // `Actiond.main(handlers:)`, every command included.
+        // `Actiond.main(handlers:)`, every operating command; no development tools.
         .library(name: "ActiondKit", targets: ["ActiondKit"]),
+        // The development tools beside them (`demo`, `bench`, `db`), for a team that wants
+        // them in a binary of its own: `ActiondDevelopment.main(handlers:)`.
+        .library(name: "ActiondDevelopment", targets: ["ActiondDevelopment"]),
     ],
     dependencies: [
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
@@ -91,10 +94,40 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The thin executable: the library's command line with the built-in handlers.
+        // Development tooling, never in a production worker: the benchmark, the mixed
+        // workload it and the tests submit, the demo's scenario.
+        .target(
+            name: "ActiondTooling",
+            dependencies: [
+                "ActiondDomain",
+                "ActiondPostgres",
+                "ActiondRuntime",
+                "ActiondSealing",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The development commands (`demo`, `bench`, `db`) on top of ActiondKit's command line.
+        .target(
+            name: "ActiondDevelopment",
+            dependencies: [
+                "ActiondKit",
+                "ActiondTooling",
+                "ActiondDomain",
+                "ActiondPostgres",
+                "ActiondRuntime",
+                "ActiondSealing",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The thin executable: every command, development tools included, with the built-in handlers.
         .executableTarget(
             name: "actiond",
-            dependencies: ["ActiondKit"],
+            dependencies: ["ActiondDevelopment"],
             swiftSettings: swiftSettings
         ),
         // The example a team copies: a fourth category (ORDER_READY) written only against
@@ -182,6 +215,7 @@ let package = Package(
         .testTarget(
             name: "ActiondRuntimeTests",
             dependencies: [
+                "ActiondTooling",
                 "ActiondDomain",
                 "ActiondPostgres",
                 "ActiondRuntime",
@@ -198,6 +232,7 @@ let package = Package(
             name: "actiondTests",
             dependencies: [
                 "actiond",
+                "ActiondTooling",
                 "ActiondDomain",
                 "ActiondSealing",
                 "ActiondTestSupport",

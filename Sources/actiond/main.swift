@@ -1,4 +1,5 @@
-import ActiondKit
+import ActiondDevelopment
 
-// The actiond binary: the library's command line with the built-in handlers.
-await Actiond.main()
+// The actiond binary: the operating commands and the development tools (demo, bench, db),
+// with the built-in handlers.
+await ActiondDevelopment.main()

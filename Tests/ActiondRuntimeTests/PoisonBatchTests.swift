@@ -1,4 +1,5 @@
 @testable import ActiondRuntime
+import ActiondTooling
 import ActiondDomain
 import ActiondPostgres
 import ActiondTestSupport

@@ -1,6 +1,7 @@
 import ActiondDomain
 import ActiondPostgres
 import ActiondRuntime
+import ActiondTooling
 import ActiondTestSupport
 import Foundation
 import PostgresNIO

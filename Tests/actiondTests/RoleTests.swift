@@ -1,5 +1,6 @@
 import ActiondPostgres
 import ActiondRuntime
+import ActiondTooling
 import ActiondTestSupport
 import Foundation
 import Logging

@@ -1,30 +1,36 @@
 import ArgumentParser
 
-/// The command line: every command of PRODUCT.md section 6.
-struct ActiondCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+/// The command line a team's production worker runs: every operating command, and none of
+/// the development tools (`demo`, `bench`, `db`: `ActiondDevelopment` adds them).
+package struct ActiondCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "actiond",
-        abstract: "Process the answers people give to actionable push notifications, with PostgreSQL.",
-        discussion: """
-            The database comes from --database-url or DATABASE_URL; with neither, actiond starts its own \
-            PostgreSQL cluster from the machine's server programs in .actiond/postgres.
-            """,
-        subcommands: [
-            DemoCommand.self,
-            MigrateCommand.self,
-            CategoriesCommand.self,
-            SubmitCommand.self,
-            WorkCommand.self,
-            ReportCommand.self,
-            RebuildCommand.self,
-            DeadLettersCommand.self,
-            PauseCommand.self,
-            ResumeCommand.self,
-            PruneCommand.self,
-            ForgetCommand.self,
-            KeysCommand.self,
-            BenchCommand.self,
-            DBCommand.self,
-        ]
+        abstract: ActiondCommand.abstract,
+        discussion: ActiondCommand.discussion,
+        subcommands: ActiondCommand.operatingCommands
     )
+
+    package init() {}
+
+    package static let abstract = "Process the answers people give to actionable push notifications, with PostgreSQL."
+    package static let discussion = """
+        The database comes from --database-url or DATABASE_URL; with neither, actiond starts its own \
+        PostgreSQL cluster from the machine's server programs in .actiond/postgres.
+        """
+
+    /// The commands that operate actiond, in the order `--help` lists them.
+    package static let operatingCommands: [any ParsableCommand.Type] = [
+        MigrateCommand.self,
+        CategoriesCommand.self,
+        SubmitCommand.self,
+        WorkCommand.self,
+        ReportCommand.self,
+        RebuildCommand.self,
+        DeadLettersCommand.self,
+        PauseCommand.self,
+        ResumeCommand.self,
+        PruneCommand.self,
+        ForgetCommand.self,
+        KeysCommand.self,
+    ]
 }

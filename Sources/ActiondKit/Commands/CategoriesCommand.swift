@@ -76,6 +76,6 @@ struct CategoriesCommand: AsyncParsableCommand {
 }
 
 /// Writes a line to standard error.
-func printError(_ message: String) {
+package func printError(_ message: String) {
     FileHandle.standardError.write(Data((message + "\n").utf8))
 }

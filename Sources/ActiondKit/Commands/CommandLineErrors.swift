@@ -2,11 +2,11 @@ import ActiondPostgres
 import ArgumentParser
 import PostgresNIO
 
-extension ActiondCommand {
+extension AsyncParsableCommand {
     /// ArgumentParser's `main`, except that a database error is printed as PostgreSQL's code
     /// and message (`DatabaseFailure.describe`): a `PSQLError`'s own description is a generic
     /// sentence that names neither, and its full reflection would print the query's values.
-    static func runCommandLine() async {
+    package static func runCommandLine() async {
         do {
             var command = try parseAsRoot()
             if var command = command as? any AsyncParsableCommand {

@@ -6,40 +6,42 @@ import Logging
 
 /// Options every command that touches the database takes. Each also reads an `ACTIOND_*`
 /// environment variable (`EnvironmentSettings`); the flag wins.
-struct GlobalOptions: ParsableArguments {
+package struct GlobalOptions: ParsableArguments {
+    package init() {}
+
     @Option(name: .customLong("database-url"), help: ArgumentHelp(
         "postgresql://user[:password]@host:port/db; default: ACTIOND_DATABASE_URL, else DATABASE_URL, else the embedded cluster.",
         valueName: "url"))
-    var databaseURL: String?
+    package var databaseURL: String?
 
     @Option(name: .customLong("data-dir"), help: ArgumentHelp(
         "The embedded cluster's folder; default: ACTIOND_DATA_DIR, else .actiond/postgres.", valueName: "path"))
-    var dataDirectory: String?
+    package var dataDirectory: String?
 
     @Option(name: .customLong("pg-bindir"), help: ArgumentHelp(
         "Folder of PostgreSQL's initdb and pg_ctl; default: ACTIOND_PG_BINDIR, else searched.", valueName: "path"))
-    var binDirectory: String?
+    package var binDirectory: String?
 
     @Option(name: .customLong("key-file"), help: ArgumentHelp(
         "The key file whose KEK wraps users' data keys (actiond keys new FILE); default: ACTIOND_KEY_FILE, else, for the embedded cluster only, one beside it.",
         valueName: "path"))
-    var keyFile: String?
+    package var keyFile: String?
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical; default: ACTIOND_LOG_LEVEL, else notice.")
-    var logLevelFlag: String?
+    package var logLevelFlag: String?
 
     @Option(name: .customLong("log-format"), help: "text, or json (one object per line); default: ACTIOND_LOG_FORMAT, else text.")
-    var logFormatFlag: String?
+    package var logFormatFlag: String?
 
     private var environment: EnvironmentSettings { .current }
 
-    var logLevel: String { logLevelFlag ?? environment.string("log-level") ?? "notice" }
-    var logFormat: String { logFormatFlag ?? environment.string("log-format") ?? "text" }
+    package var logLevel: String { logLevelFlag ?? environment.string("log-level") ?? "notice" }
+    package var logFormat: String { logFormatFlag ?? environment.string("log-format") ?? "text" }
 
     /// Whether logs (and the lines a command reports to standard error) are JSON objects.
-    var logsJSON: Bool { logFormat == "json" }
+    package var logsJSON: Bool { logFormat == "json" }
 
-    var database: DatabaseOptions {
+    package var database: DatabaseOptions {
         DatabaseOptions(url: databaseURL ?? environment.string("database-url"),
                         dataDirectory: dataDirectory ?? environment.string("data-dir"),
                         binDirectory: binDirectory ?? environment.string("pg-bindir"))
@@ -47,12 +49,12 @@ struct GlobalOptions: ParsableArguments {
 
     /// The keys of a command that seals or opens protected text; refused for a server
     /// database without a key file, with a sentence naming the setting.
-    func keyRing(command: String, logger: Logger) throws -> KeyRing {
+    package func keyRing(command: String, logger: Logger) throws -> KeyRing {
         try KeyConfiguration.keyRing(keyFile ?? environment.string("key-file"), database: database, command: command, logger: logger)
     }
 
     /// Sets up logging to standard error (once per process) and returns the command's logger.
-    func makeLogger() throws -> Logger {
+    package func makeLogger() throws -> Logger {
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("--log-level (ACTIOND_LOG_LEVEL) must be one of trace, debug, info, notice, warning, error, critical; got \(logLevel)")
         }

@@ -1,4 +1,5 @@
 import ActiondPostgres
+import ActiondRuntime
 import Foundation
 import PostgresNIO
 

@@ -1,3 +1,5 @@
+import ActiondKit
+import ActiondTooling
 import ActiondPostgres
 import ActiondRuntime
 import ActiondSealing

@@ -1,3 +1,5 @@
+import ActiondKit
+import ActiondTooling
 import ActiondDomain
 import ActiondPostgres
 import ActiondRuntime

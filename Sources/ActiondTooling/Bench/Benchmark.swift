@@ -1,5 +1,6 @@
 import ActiondDomain
 import ActiondPostgres
+import ActiondRuntime
 import Foundation
 import Logging
 import PostgresNIO

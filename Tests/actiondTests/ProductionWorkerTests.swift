@@ -1,0 +1,30 @@
+import ActiondPostgres
+import ActiondTestSupport
+import Foundation
+import Testing
+
+/// A team's worker built from ActiondKit's production entry point (`Actiond.main`) has the
+/// operating commands and links none of the development tooling (bench, workload, demo);
+/// the `actiond` binary (`ActiondDevelopment.main`) has both.
+@Suite("Production worker", .timeLimit(.minutes(2)))
+struct ProductionWorkerTests {
+    @Test func theTeamsWorkerHasNoDevelopmentToolsInItsCommandsOrItsSymbols() async throws {
+        let worker = TestPaths.executable("order-ready-worker"), actiond = TestPaths.actiondExecutable
+        let help = try await ProcessRunner.spawn(worker, ["--help"]).exit()
+        for command in ["work", "submit", "forget", "keys", "report"] { #expect(help.output.contains("  \(command)"), "\(command)") }
+        for command in ["demo", "bench", "db"] { #expect(!help.output.contains("  \(command) "), "\(command) in the production worker") }
+        let bench = try await ProcessRunner.spawn(worker, ["bench", "--quick"]).exit()
+        #expect(bench.status != 0)
+
+        let full = try await ProcessRunner.spawn(actiond, ["--help"]).exit()
+        for command in ["demo", "bench", "db", "work", "forget"] { #expect(full.output.contains("  \(command)"), "\(command) in actiond") }
+
+        // The symbols: the tooling module's mangled name (14ActiondTooling) in actiond, not in the worker.
+        func symbols(_ executable: URL) async throws -> String {
+            try await ProcessRunner.spawn(URL(fileURLWithPath: "/usr/bin/nm"), [executable.path]).exit().standardOutput
+        }
+        #expect(try await symbols(actiond).contains("14ActiondTooling"), "the check can see the module")
+        #expect(!(try await symbols(worker).contains("14ActiondTooling")), "the production worker links the development tooling")
+        #expect(!(try await symbols(worker).contains("18ActiondDevelopment")))
+    }
+}
