@@ -19,6 +19,8 @@ let package = Package(
         // The development tools beside them (`demo`, `bench`, `db`), for a team that wants
         // them in a binary of its own: `ActiondDevelopment.main(handlers:)`.
         .library(name: "ActiondDevelopment", targets: ["ActiondDevelopment"]),
+        // For a team's test target: a real database and actiond's own worker with its handlers.
+        .library(name: "ActiondTesting", targets: ["ActiondTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
@@ -170,6 +172,27 @@ let package = Package(
             name: "EmbedResources",
             capability: .buildTool(),
             dependencies: ["EmbedResourcesTool"]
+        ),
+        // The testing product (public): `ActiondTestDatabase`, over the test helpers below.
+        .target(
+            name: "ActiondTesting",
+            dependencies: [
+                "ActiondDomain",
+                "ActiondPostgres",
+                "ActiondRuntime",
+                "ActiondSealing",
+                "ActiondTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // ORDER_READY tested as a team's package would: the handler, ActiondKit, ActiondTesting.
+        .testTarget(
+            name: "OrderReadyLibraryTests",
+            dependencies: ["OrderReady", "ActiondKit", "ActiondTesting"],
+            path: "Examples/OrderReady/Tests/OrderReadyLibraryTests",
+            swiftSettings: swiftSettings
         ),
         // Test helpers: one embedded cluster per test run, a fresh database per suite.
         .target(

@@ -1,0 +1,95 @@
+import ActiondDomain
+import ActiondPostgres
+import ActiondRuntime
+import ActiondSealing
+import ActiondTestSupport
+import Foundation
+import Logging
+import PostgresNIO
+
+/// A real PostgreSQL database for a team's tests of its handlers, through actiond's own
+/// worker: one embedded cluster per test run (started from the machine's PostgreSQL server
+/// programs; `DATABASE_URL` for a server of your own), a fresh database per call, migrated
+/// with your handlers (their report views included), dropped afterwards.
+///
+/// ```swift
+/// try await ActiondTestDatabase.with(handlers: [OrderReadyHandler()]) { db in
+///     try await db.loadCategories(from: categoriesFile)
+///     let results = try await db.submit([sentLine, responseLine])
+///     try await db.work()
+///     let orders = try await db.report("orders")
+/// }
+/// ```
+public struct ActiondTestDatabase: Sendable {
+    let database: TestDatabase
+    let handlers: CategoryHandlers
+
+    /// The database's connection string (for `actiond` commands run as child processes).
+    public var url: String { database.url.string }
+
+    /// Runs `body` with a fresh database migrated with `handlers` beside the built-in ones.
+    public static func with<Result: Sendable>(handlers: [any CategoryHandler] = [],
+                                              _ body: (ActiondTestDatabase) async throws -> Result) async throws -> Result {
+        let set = try CategoryHandlers(handlers)
+        return try await TestDatabase.with { database in
+            _ = try await Migrator(client: database.client, logger: database.logger, handlers: set).migrate()
+            return try await body(ActiondTestDatabase(database: database, handlers: set))
+        }
+    }
+
+    /// Validates a categories file against the handlers and stores it as the current version
+    /// (what `actiond categories load FILE` does); an invalid file throws, naming every problem.
+    public func loadCategories(from file: URL) async throws {
+        let registry = try CategoryRegistry.parse(try Data(contentsOf: file), handlers: handlers)
+        _ = try await database.client.withConnection { connection in
+            try await CategoryStore.load(registry, on: connection, logger: database.logger)
+        }
+    }
+
+    /// What `actiond.submit` answered for one event.
+    public struct Submitted: Sendable, Hashable {
+        /// `accepted`, `duplicate` or `refused`.
+        public var status: String
+        /// The log position (accepted or duplicate).
+        public var position: Int64?
+        /// SQLSTATE and message of a refusal (they name the field and the rule).
+        public var errorCode: String?
+        public var message: String?
+    }
+
+    /// Submits events (one JSON object each, as producers send them), in order.
+    public func submit(_ events: [String]) async throws -> [Submitted] {
+        try await EventSubmitter(client: database.client, logger: database.logger).submit(events).map {
+            Submitted(status: $0.status.rawValue, position: $0.position, errorCode: $0.errorCode, message: $0.message)
+        }
+    }
+
+    /// Runs actiond's workers, with the handlers, until no event is left waiting for an
+    /// outcome (held responses and stashes are not waited for, as `actiond work --drain`).
+    public func work(concurrency: Int = 2) async throws {
+        try await Workers(client: database.client, keys: TestKeys.shared, handler: DomainHandler(handlers: handlers),
+                          configuration: WorkerConfiguration(concurrency: concurrency, drain: true), logger: database.logger).run()
+    }
+
+    /// The rows of a report view (`report_orders`, or `orders`), as JSON objects.
+    public func report(_ name: String) async throws -> [[String: JSONValue]] {
+        let view = try await ReportStore.resolve(name, on: database.client, logger: database.logger)
+        return try await ReportStore.rows(of: view, on: database.client, logger: database.logger).rows
+    }
+
+    /// Each event's outcome by its id (`applied`, `rejected:reason`, `superseded`, `stashed`,
+    /// `dead`), for the events of `user` (or everyone's).
+    public func outcomes(user: String? = nil) async throws -> [String: String] {
+        let rows = try await database.client.query("""
+            SELECT e.id, o.outcome || coalesce(':' || o.reason, '') FROM actiond.events e
+            JOIN actiond.outcomes o ON o.user_id = e.user_id AND o.position = e.position
+            WHERE \(user)::text IS NULL OR e.user_id = \(user)
+            """, logger: database.logger).collect()
+        var outcomes: [String: String] = [:]
+        for row in rows {
+            let (id, outcome) = try row.decode((String, String).self)
+            outcomes[id] = outcome
+        }
+        return outcomes
+    }
+}
