@@ -16,7 +16,7 @@ package enum EventProtection {
     /// `events` with their protected fields opened in `input` (in memory; `data` and
     /// `storedData` hold the stored form, never clear text), and the rewrites of the log.
     /// `sealing`: false only for the benchmark's sealing-off run (clear text stays as submitted).
-    package static func prepare(_ events: [LoggedEvent], handler: any EventHandler, categories: CategoryRegistry?,
+    package static func prepare(_ events: [LoggedEvent], handler: any EventRouting, categories: CategoryRegistry?,
                                 sealer: BatchSealer, sealing: Bool = true) throws -> (events: [LoggedEvent], rewrites: [Rewrite]) {
         var prepared: [LoggedEvent] = []
         var rewrites: [Rewrite] = []
@@ -49,7 +49,7 @@ package enum EventProtection {
     /// nil when `event` cannot hold a protected field (no parse needed); otherwise whether its
     /// alert is protected. Read from what the claim parsed already: a notification's category,
     /// and whether anything is sealed.
-    private static func mayHoldProtectedFields(_ event: LoggedEvent, handler: any EventHandler, categories: CategoryRegistry?) -> Bool? {
+    private static func mayHoldProtectedFields(_ event: LoggedEvent, handler: any EventRouting, categories: CategoryRegistry?) -> Bool? {
         switch event.type {
         case .notificationResponse:
             return event.data.contains("\"text") ? false : nil

@@ -67,7 +67,7 @@ public struct ActiondTestDatabase: Sendable {
     /// Runs actiond's workers, with the handlers, until no event is left waiting for an
     /// outcome (held responses and stashes are not waited for, as `actiond work --drain`).
     public func work(concurrency: Int = 2) async throws {
-        try await Workers(client: database.client, keys: TestKeys.shared, handler: DomainHandler(handlers: handlers),
+        try await Workers(client: database.client, keys: TestKeys.shared, handler: EventRouter(handlers: handlers),
                           configuration: WorkerConfiguration(concurrency: concurrency, drain: true), logger: database.logger).run()
     }
 

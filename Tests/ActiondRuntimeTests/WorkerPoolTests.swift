@@ -10,7 +10,7 @@ import Testing
 
 @Suite("Workers", .timeLimit(.minutes(5)))
 struct WorkerPoolTests {
-    static func drain(_ db: TestDatabase, handler: any EventHandler, concurrency: Int = 4, batchSize: Int = 50,
+    static func drain(_ db: TestDatabase, handler: any EventRouting, concurrency: Int = 4, batchSize: Int = 50,
                       retry: RetryPolicy = RetryPolicy()) async throws {
         let configuration = WorkerConfiguration(concurrency: concurrency, batchSize: batchSize, drain: true, retry: retry)
         try await Workers(client: db.client, keys: TestKeys.shared, handler: handler, configuration: configuration, logger: db.logger).run()
@@ -19,7 +19,7 @@ struct WorkerPoolTests {
     @Test func fourWorkersKeepEachUsersOrderAndNeverOverlapAUser() async throws {
         try await TestDatabase.with { db in
             try await WorkerEvents.submit(WorkerEvents.interleaved(users: 40, perUser: 50), to: db)
-            let handler = CheckingHandler(pause: .microseconds(100))
+            let handler = CheckingRouter(pause: .microseconds(100))
             try await Self.drain(db, handler: handler, concurrency: 4, batchSize: 40)
 
             let state = handler.state.withLock { $0 }
@@ -38,7 +38,7 @@ struct WorkerPoolTests {
                 WorkerEvents.json("a1", user: "ana"), WorkerEvents.json("bad", user: "ana"), WorkerEvents.json("a3", user: "ana"),
                 WorkerEvents.json("b1", user: "bob"), WorkerEvents.json("b2", user: "bob"),
             ], to: db)
-            let handler = CheckingHandler(failing: ["bad"])
+            let handler = CheckingRouter(failing: ["bad"])
             let retry = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(200), jitter: 0)
             try await Self.drain(db, handler: handler, retry: retry)
 
@@ -74,7 +74,7 @@ struct WorkerPoolTests {
     @Test func discardedDeadLettersStayInTheLogAndAreNotRetried() async throws {
         try await TestDatabase.with { db in
             try await WorkerEvents.submit([WorkerEvents.json("doomed", user: "ana")], to: db)
-            try await Self.drain(db, handler: CheckingHandler(failing: ["doomed"]), retry: RetryPolicy(maxAttempts: 1))
+            try await Self.drain(db, handler: CheckingRouter(failing: ["doomed"]), retry: RetryPolicy(maxAttempts: 1))
             #expect(try await DeadLetters.discard(.event("doomed"), on: db.client, logger: db.logger).count == 1)
             #expect(try await DeadLetters.retry(.all, on: db.client, logger: db.logger).isEmpty)
             let discarded = try await db.scalar("SELECT discarded_at IS NOT NULL FROM actiond.outcomes", as: Bool.self)
@@ -89,7 +89,7 @@ struct WorkerPoolTests {
             try await WorkerEvents.submit([WorkerEvents.json("doomed", user: "ana")], to: db)
             let dead = try await db.scalar("SELECT position FROM actiond.events", as: Int64.self)
             try await WorkerEvents.submit([WorkerEvents.json("\(dead)", user: "bo")], to: db)
-            try await Self.drain(db, handler: CheckingHandler(failing: ["doomed"]), retry: RetryPolicy(maxAttempts: 1))
+            try await Self.drain(db, handler: CheckingRouter(failing: ["doomed"]), retry: RetryPolicy(maxAttempts: 1))
             #expect(try await DeadLetters.discard(.event("\(dead)"), on: db.client, logger: db.logger).isEmpty,
                     "bo's event has that id: nothing of ana's is selected")
             #expect(try await db.scalar("SELECT count(*) FROM actiond.outcomes WHERE outcome = 'dead' AND discarded_at IS NULL", as: Int.self) == 1)
@@ -99,7 +99,7 @@ struct WorkerPoolTests {
 
     @Test func anIdleWorkerWakesOnSubmitLongBeforeItsPollInterval() async throws {
         try await TestDatabase.with { db in
-            let handler = CheckingHandler()
+            let handler = CheckingRouter()
             let workers = Workers(client: db.client, keys: TestKeys.shared, handler: handler,
                                   configuration: WorkerConfiguration(concurrency: 2, pollInterval: .seconds(3600)), logger: db.logger)
             let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: workers.serviceConfigurations, logger: db.logger))

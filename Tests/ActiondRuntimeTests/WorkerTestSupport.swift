@@ -65,7 +65,7 @@ struct Ledger: Equatable, CustomStringConvertible {
 
 /// A handler that checks, as workers call it, that no user has two events in flight and
 /// that each user's events arrive in position order; optionally failing some events.
-final class CheckingHandler: EventHandler {
+final class CheckingRouter: EventRouting {
     struct State {
         var inFlight: Set<String> = []
         var seen: [String: [Int64]] = [:]
@@ -84,7 +84,7 @@ final class CheckingHandler: EventHandler {
         self.pause = pause
     }
 
-    func handle(_ event: LoggedEvent, in _: WorkingSet, now: Date) async throws -> HandlerResult {
+    func handle(_ event: LoggedEvent, in _: WorkingSet, now: Date) async throws -> EventDecision {
         state.withLock { state in
             if !state.inFlight.insert(event.userID).inserted {
                 state.violations.append("\(event.userID) had two events in flight (position \(event.position))")

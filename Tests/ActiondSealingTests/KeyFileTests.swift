@@ -86,7 +86,7 @@ struct KeyFileTests {
                                data: try DomainCoding.encode(object["data"]!), submittedAt: Date())
         }
         let sealer = SealingTests.sealer(["ana": [1: SymmetricKey(size: .bits256)]], intake: [intake])
-        let handler = DomainHandler()
+        let handler = EventRouter()
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(path: "../../categories/default.json")
         let registry = try CategoryRegistry.parse(try Data(contentsOf: url))
         let (events, rewrites) = try EventProtection.prepare(

@@ -27,14 +27,14 @@ struct TrailTests {
     }
 
     /// The router, failing the events named "doomed" (every attempt) and "flaky" (the first).
-    struct Failing: EventHandler {
-        let domain = DomainHandler()
+    struct Failing: EventRouting {
+        let domain = EventRouter()
         var catalog: StreamCatalog { domain.catalog }
         func streams(for event: LoggedEvent, in state: WorkingSet) throws -> [StreamKey] { try domain.streams(for: event, in: state) }
         func sharedWrites(for event: LoggedEvent) throws -> [StreamKey] { try domain.sharedWrites(for: event) }
         func outcomeLabel(for event: LoggedEvent, in state: WorkingSet) -> OutcomeLabel { domain.outcomeLabel(for: event, in: state) }
         func protectsAlert(category: String, in categories: CategoryRegistry?) -> Bool { domain.protectsAlert(category: category, in: categories) }
-        func handle(_ event: LoggedEvent, in state: WorkingSet, now: Date) async throws -> HandlerResult {
+        func handle(_ event: LoggedEvent, in state: WorkingSet, now: Date) async throws -> EventDecision {
             if event.id == "doomed" { throw TestDatabaseError("doomed by the test") }
             if event.id == "flaky" && event.failedAttempts == 0 { throw TestDatabaseError("flaky the first time") }
             return try await domain.handle(event, in: state, now: now)

@@ -41,7 +41,7 @@ public struct CategoryHandlers: Sendable {
     package let payloadKeys: Set<String>
 
     private static func adapter<Handler: CategoryHandler>(_ handler: Handler) -> any AnyCategoryHandler {
-        HandlerAdapter(handler)
+        ErasedCategoryHandler(handler)
     }
 
     /// The handler names a categories file may use, sorted.

@@ -55,7 +55,7 @@ package struct BatchRun: Sendable {
     /// Decides `events` in position order. Changed rows are encoded once at the end; when
     /// one cannot be encoded, the batch (pure, so repeatable) runs again with each decision's
     /// rows encoded as it is applied, and the event that produced the unencodable row fails.
-    package static func run(_ events: [LoggedEvent], handler: any EventHandler, state: WorkingSet,
+    package static func run(_ events: [LoggedEvent], handler: any EventRouting, state: WorkingSet,
                            stash: [ExactString: [LoggedEvent]] = [:], retry: RetryPolicy, now: Date) async throws -> BatchRun {
         var run = try await decide(events, handler: handler, state: state, stash: stash, retry: retry, now: now)
         do {
@@ -71,7 +71,7 @@ package struct BatchRun: Sendable {
     /// Integrates `user`'s stash alone, without an input event of theirs: what `actiond
     /// forget` does (no protected_data.available of a forgotten user can follow), each stashed
     /// event getting its final outcome, as if their data had become available.
-    package static func integrateStash(of user: String, stash: [LoggedEvent], handler: any EventHandler, state: WorkingSet,
+    package static func integrateStash(of user: String, stash: [LoggedEvent], handler: any EventRouting, state: WorkingSet,
                                        now: Date) async throws -> BatchRun {
         var run = BatchRun(state: state, stash: [ExactString(user): stash])
         try await run.integrate(user: user, handler: handler, now: now)
@@ -79,7 +79,7 @@ package struct BatchRun: Sendable {
         return run
     }
 
-    private static func decide(_ events: [LoggedEvent], handler: any EventHandler, state: WorkingSet,
+    private static func decide(_ events: [LoggedEvent], handler: any EventRouting, state: WorkingSet,
                                stash: [ExactString: [LoggedEvent]], retry: RetryPolicy, now: Date) async throws -> BatchRun {
         var run = BatchRun(state: state, stash: stash)
         var waiting: Set<ExactString> = []  // users whose failed event blocks their later ones
@@ -115,7 +115,7 @@ package struct BatchRun: Sendable {
 
     /// Applies a decision: all of it, or nothing when it cannot be stored or revises an
     /// event that is not its user's.
-    private mutating func apply(_ result: HandlerResult, of event: LoggedEvent) throws {
+    private mutating func apply(_ result: EventDecision, of event: LoggedEvent) throws {
         try applyEffects(result, of: event)
         switch result.verdict {
         case .outcome(let outcome):
@@ -131,7 +131,7 @@ package struct BatchRun: Sendable {
     }
 
     /// Runs the user's stashed events again, in order; each gets its final outcome.
-    private mutating func integrate(user: String, handler: any EventHandler, now: Date) async throws {
+    private mutating func integrate(user: String, handler: any EventRouting, now: Date) async throws {
         // In position order: a held response re-queued and stashed in this batch may be older
         // than entries stashed by earlier batches.
         guard let pending = stash.removeValue(forKey: ExactString(user))?.sorted(by: { $0.position < $1.position }),
@@ -163,7 +163,7 @@ package struct BatchRun: Sendable {
     /// A decision's domain events and revisions: all of them, or none. A revision names an
     /// event of the deciding user: another user's event with the same id is another event,
     /// never touched (in this batch here, in earlier ones by commit_batch's (user, id) match).
-    private mutating func applyEffects(_ result: HandlerResult, of event: LoggedEvent) throws {
+    private mutating func applyEffects(_ result: EventDecision, of event: LoggedEvent) throws {
         try state.apply(result.events, position: event.position)
         for (id, outcome) in result.revised { revise(UserEventID(user: event.userID, id: id), outcome) }
     }

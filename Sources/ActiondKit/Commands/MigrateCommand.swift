@@ -24,7 +24,7 @@ struct MigrateCommand: AsyncParsableCommand {
             // the intake public key published for producers. Without one, workers do it at start.
             if try KeyConfiguration.keyFilePath(options.keyFile ?? EnvironmentSettings.current.string("key-file"), database: options.database) != nil {
                 let keys = try options.keyRing(command: "migrate", logger: logger)
-                let again = try await Forgetting(client: client, keys: keys, handler: DomainHandler(handlers: Installed.handlers), logger: logger).reapply()
+                let again = try await Forgetting(client: client, keys: keys, handler: EventRouter(handlers: Installed.handlers), logger: logger).reapply()
                 if again > 0 { print("forgot \(again) user(s) again from the key file's forgotten list (the database was older than their forget)") }
                 if let intake = keys.provider.intakeKeys.first { try await KeyStore.publish(intake.publicKey, client: client, logger: logger) }
             }

@@ -75,7 +75,7 @@ struct SubmitCommand: AsyncParsableCommand {
             throw ValidationError("no intake public key is published yet (a worker publishes its key file's at start): run actiond work once, pass --key-file, or submit with --no-seal")
         }
         let categories = try await CategoryStore.current(on: client, logger: logger)?.registry
-        let handler = DomainHandler(handlers: Installed.handlers)
+        let handler = EventRouter(handlers: Installed.handlers)
         return EnvelopeSealer(key: key) { handler.protectsAlert(category: $0, in: categories) }
     }
 }

@@ -46,7 +46,7 @@ package enum ProjectionStore {
     /// Loads every row `events`' handlers read, in rounds (a response's notification, once
     /// loaded, names the invitation it answers), locking `locking` with the first. An event
     /// whose data cannot be read names nothing here; its handler fails in the run.
-    package static func loadRounds(for events: [LoggedEvent], handler: any EventHandler, locking: [StreamKey], into state: inout WorkingSet,
+    package static func loadRounds(for events: [LoggedEvent], handler: any EventRouting, locking: [StreamKey], into state: inout WorkingSet,
                                    cache: StateCache?, on connection: PostgresConnection, logger: Logger) async throws {
         var locking = locking
         for _ in 0..<4 {

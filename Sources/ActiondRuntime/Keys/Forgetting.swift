@@ -24,10 +24,10 @@ package struct Forgetting: Sendable {
 
     let client: PostgresClient
     let keys: KeyRing
-    let handler: DomainHandler
+    let handler: EventRouter
     let logger: Logger
 
-    package init(client: PostgresClient, keys: KeyRing, handler: DomainHandler, logger: Logger) {
+    package init(client: PostgresClient, keys: KeyRing, handler: EventRouter, logger: Logger) {
         self.client = client
         self.keys = keys
         self.handler = handler

@@ -13,7 +13,7 @@ import PostgresNIO
 /// not applied, and its user's later events wait for its retry.
 struct BatchProcessor: Sendable {
     let client: PostgresClient
-    let handler: any EventHandler
+    let handler: any EventRouting
     let configuration: WorkerConfiguration
     let metrics: WorkerMetrics
     let categories: CategoryCache

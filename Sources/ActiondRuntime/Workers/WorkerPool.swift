@@ -13,7 +13,7 @@ import ServiceLifecycle
 /// grace period runs out first, cancellation rolls them back. Nothing is lost either way.
 package struct WorkerPool: Service {
     let client: PostgresClient
-    let handler: any EventHandler
+    let handler: any EventRouting
     let configuration: WorkerConfiguration
     let logger: Logger
     let metrics: WorkerMetrics
@@ -24,7 +24,7 @@ package struct WorkerPool: Service {
     package let states: StateCache?
     let keys: KeyRing
 
-    init(client: PostgresClient, keys: KeyRing, handler: any EventHandler, configuration: WorkerConfiguration, metrics: WorkerMetrics,
+    init(client: PostgresClient, keys: KeyRing, handler: any EventRouting, configuration: WorkerConfiguration, metrics: WorkerMetrics,
          signals: WorkerSignals, health: WorkerHealth, logger: Logger) {
         self.keys = keys
         self.health = health

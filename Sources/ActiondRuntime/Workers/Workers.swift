@@ -21,7 +21,7 @@ package struct Workers: Sendable {
 
     /// `keys`: the KEK and data key cache protected text is sealed and opened with.
     /// `metricsFactory`: where the metrics go; by default the bootstrapped metrics system.
-    package init(client: PostgresClient, keys: KeyRing, handler: any EventHandler = DomainHandler(),
+    package init(client: PostgresClient, keys: KeyRing, handler: any EventRouting = EventRouter(),
                  configuration: WorkerConfiguration = WorkerConfiguration(), logger: Logger,
                  metricsFactory: (any MetricsFactory)? = nil) {
         let signals = WorkerSignals()

@@ -30,17 +30,17 @@ struct ProbeHandler: CategoryHandler {
     func apply(_ event: Event, to state: Int?, key: StateKey) -> Int { (state ?? 0) + 1 }
 }
 
-/// Events for a PROBE category, decided by `DomainHandler` through `BatchRun` as a worker does.
+/// Events for a PROBE category, decided by `EventRouter` through `BatchRun` as a worker does.
 struct ProbeRun {
     static let categories = #"{"categories":[{"identifier":"PROBE","handler":"probe","actions":[{"identifier":"POKE_ACTION","title":"Poke"}]}]}"#
 
-    var handler: DomainHandler
+    var handler: EventRouter
     var registry: CategoryRegistry
     var position: Int64 = 0
 
     init(_ probe: ProbeHandler) throws {
         let handlers = try CategoryHandlers([probe])
-        handler = DomainHandler(handlers: handlers)
+        handler = EventRouter(handlers: handlers)
         registry = try CategoryRegistry.parse(Data(Self.categories.utf8), handlers: handlers)
     }
 

@@ -84,7 +84,7 @@ struct MisbehavingHandlerTests {
     @Test func aStateItsHandlerCannotEncodeFailsOnlyThatEvent() async throws {
         let handlers = try CategoryHandlers([RatioHandler()])
         var probe = try ProbeRun(ProbeHandler())
-        probe.handler = DomainHandler(handlers: handlers)
+        probe.handler = EventRouter(handlers: handlers)
         probe.registry = try CategoryRegistry.parse(Data(ProbeRun.categories.utf8), handlers: handlers)
         let events = [probe.sent("n-s", user: "nan", request: "n"), probe.sent("o-s", user: "ok", request: "o"),
                       probe.poke("n-p", user: "nan", request: "n"), probe.poke("o-p", user: "ok", request: "o")]

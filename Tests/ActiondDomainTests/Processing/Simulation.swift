@@ -1,7 +1,7 @@
 import ActiondDomain
 import Foundation
 
-/// A worker in memory: input events decided by `DomainHandler` through `BatchRun`, as a
+/// A worker in memory: input events decided by `EventRouter` through `BatchRun`, as a
 /// worker runs them, with the outcome table, held responses and the stash kept between
 /// batches as the database would keep them.
 struct Simulation {
@@ -10,7 +10,7 @@ struct Simulation {
     var held: Set<String> = []
     var stash: [ExactString: [LoggedEvent]] = [:]
     var position: Int64 = 0
-    var handler = DomainHandler()
+    var handler = EventRouter()
 
     func event(_ type: EventType, _ id: String, user: String, at seconds: Double, data: String) -> LoggedEvent {
         LoggedEvent(position: position, id: id, type: type, userID: user, occurredAt: Fixtures.at(seconds), data: data, submittedAt: Fixtures.at(0))
@@ -35,7 +35,7 @@ struct Simulation {
 
     @discardableResult
     mutating func run(_ type: EventType, _ id: String, user: String = "ana", at seconds: Double = 0,
-                      data: String, now: Date = Fixtures.at(0)) async throws -> HandlerResult {
+                      data: String, now: Date = Fixtures.at(0)) async throws -> EventDecision {
         position += 1
         let event = event(type, id, user: user, at: seconds, data: data)
         for key in (try? handler.streams(for: event, in: state)) ?? [] where !state.isLoaded(key) { state.load(key, nil) }
@@ -57,7 +57,7 @@ struct Simulation {
 
     @discardableResult
     mutating func respond(_ id: String, request: String, action: String, user: String = "ana", at seconds: Double = 10,
-                          text: String? = nil, locked: Bool = false, now: Date = Fixtures.at(0)) async throws -> HandlerResult {
+                          text: String? = nil, locked: Bool = false, now: Date = Fixtures.at(0)) async throws -> EventDecision {
         let textField = text.map { #","text":"\#($0)""# } ?? ""
         return try await run(.notificationResponse, id, user: user, at: seconds, data: #"""
             {"request_id":"\#(request)","action":"\#(action)","locked":\#(locked)\#(textField)}

@@ -65,7 +65,7 @@ struct StashTests {
         // batch): the reply must know whether to stash. A review found replies applied while locked.
         let reply = LoggedEvent(position: 1, id: "r", type: .notificationResponse, userID: "ana", occurredAt: Fixtures.epoch,
                                 data: #"{"request_id":"r1","action":"REPLY_ACTION","locked":true,"text":"hi"}"#, submittedAt: Fixtures.epoch)
-        #expect(try DomainHandler().streams(for: reply, in: WorkingSet(categories: Fixtures.registry)).contains(.protectedData(user: "ana")))
+        #expect(try EventRouter().streams(for: reply, in: WorkingSet(categories: Fixtures.registry)).contains(.protectedData(user: "ana")))
     }
 
     @Test func integrationFollowsPositionsWhenAnOlderChangeIsStashedInTheSameBatch() async throws {

@@ -1,11 +1,12 @@
 import Foundation
 
-/// Decides what an input event does, as a function of the projection rows it reads. A
-/// handler does no I/O: the worker loads the rows it names, asks for a decision, applies the
-/// decision's domain events, and writes everything in the transaction that records the
-/// outcome. A handler that throws has failed for now: the event is retried with backoff,
-/// and becomes dead after the retry policy's last attempt.
-package protocol EventHandler: Sendable {
+/// What a worker asks to decide each input event, as a function of the projection rows it
+/// reads: `EventRouter` (which hands each event to its category's handler), or a test's
+/// stand-in. It does no I/O: the worker loads the rows it names, asks for an `EventDecision`,
+/// applies its domain events, and writes everything in the transaction that records the
+/// outcome. Throwing is a failure for now: the event is retried with backoff, and becomes dead
+/// after the retry policy's last attempt.
+package protocol EventRouting: Sendable {
     /// Rows handling `event` reads, given the rows loaded so far. The worker asks again after
     /// each load until no new row appears (a response's notification names its invitation).
     func streams(for event: LoggedEvent, in state: WorkingSet) throws -> [StreamKey]
@@ -15,7 +16,7 @@ package protocol EventHandler: Sendable {
 
     /// The decision on `event`. `state` holds every row `streams` named, as changed by the
     /// batch's earlier events; `now` is when the decision is made.
-    func handle(_ event: LoggedEvent, in state: WorkingSet, now: Date) async throws -> HandlerResult
+    func handle(_ event: LoggedEvent, in state: WorkingSet, now: Date) async throws -> EventDecision
 
     /// How report_outcomes files `event`'s outcome.
     func outcomeLabel(for event: LoggedEvent, in state: WorkingSet) -> OutcomeLabel
@@ -27,7 +28,7 @@ package protocol EventHandler: Sendable {
     func protectsAlert(category: String, in categories: CategoryRegistry?) -> Bool
 }
 
-extension EventHandler {
+extension EventRouting {
     package var catalog: StreamCatalog { CategoryHandlers.builtIn.catalog }
     package func streams(for event: LoggedEvent, in state: WorkingSet) throws -> [StreamKey] { [] }
     package func sharedWrites(for event: LoggedEvent) throws -> [StreamKey] { [] }
@@ -51,7 +52,7 @@ package struct OutcomeLabel: Sendable, Hashable {
 }
 
 /// A handler's decision on one input event.
-package struct HandlerResult: Sendable, Hashable {
+package struct EventDecision: Sendable, Hashable {
     package enum Verdict: Sendable, Hashable {
         /// The event's outcome.
         case outcome(EventOutcome)
@@ -78,18 +79,18 @@ package struct HandlerResult: Sendable, Hashable {
         self.integratesStash = integratesStash
     }
 
-    package static func outcome(_ outcome: EventOutcome, _ events: [DomainEvent] = [], revised: [ExactString: EventOutcome] = [:]) -> HandlerResult {
-        HandlerResult(.outcome(outcome), events: events, revised: revised)
+    package static func outcome(_ outcome: EventOutcome, _ events: [DomainEvent] = [], revised: [ExactString: EventOutcome] = [:]) -> EventDecision {
+        EventDecision(.outcome(outcome), events: events, revised: revised)
     }
 
-    package static let applied = HandlerResult(.outcome(.applied))
+    package static let applied = EventDecision(.outcome(.applied))
 }
 
 /// Records every event as applied, with no domain effect: for tests of the queue itself.
-package struct RecordingHandler: EventHandler {
+package struct RecordingRouter: EventRouting {
     package init() {}
 
-    package func handle(_ event: LoggedEvent, in state: WorkingSet, now: Date) async throws -> HandlerResult {
+    package func handle(_ event: LoggedEvent, in state: WorkingSet, now: Date) async throws -> EventDecision {
         .applied
     }
 }

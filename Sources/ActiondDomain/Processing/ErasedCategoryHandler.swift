@@ -20,13 +20,13 @@ package protocol AnyCategoryHandler: Sendable {
     func sharedKey(for notification: SentNotification) throws -> StreamKey?
     func needsProtectedData(_ action: RespondedAction) -> Bool
     var protectsAlert: Bool { get }
-    func sent(_ notification: SentNotification, payload: [String: JSONValue], settings: [String: Int], in state: WorkingSet) throws -> HandlerResult
+    func sent(_ notification: SentNotification, payload: [String: JSONValue], settings: [String: Int], in state: WorkingSet) throws -> EventDecision
     func respond(_ action: RespondedAction, stamp: DeviceStamp, to notification: SentNotification, settings: [String: Int],
-                 in state: WorkingSet) throws -> HandlerResult
-    func handle(_ input: SharedInput, in state: WorkingSet) throws -> HandlerResult
+                 in state: WorkingSet) throws -> EventDecision
+    func handle(_ input: SharedInput, in state: WorkingSet) throws -> EventDecision
 }
 
-struct HandlerAdapter<Handler: CategoryHandler>: AnyCategoryHandler {
+struct ErasedCategoryHandler<Handler: CategoryHandler>: AnyCategoryHandler {
     /// Longest state id, in UTF-8 bytes: with the kind and the user it must fit a B-tree
     /// index entry (about 2,700 bytes).
     static var maximumIDBytes: Int { 1000 }
@@ -83,14 +83,14 @@ struct HandlerAdapter<Handler: CategoryHandler>: AnyCategoryHandler {
         return HandlerSettings(values)
     }
 
-    func sent(_ notification: SentNotification, payload: [String: JSONValue], settings given: [String: Int], in state: WorkingSet) throws -> HandlerResult {
+    func sent(_ notification: SentNotification, payload: [String: JSONValue], settings given: [String: Int], in state: WorkingSet) throws -> EventDecision {
         guard let key = try stateKey(for: notification) else { return .applied }
         let sent = NewNotification(notification: notification, payload: payload, key: StateKey(id: key.id, userID: key.userID), settings: settings(given))
         return try result(handler.sent(sent, to: state.readState(key, as: Handler.State.self)), codec: stateCodec, key: key)
     }
 
     func respond(_ action: RespondedAction, stamp: DeviceStamp, to notification: SentNotification, settings given: [String: Int],
-                 in state: WorkingSet) throws -> HandlerResult {
+                 in state: WorkingSet) throws -> EventDecision {
         guard let key = try stateKey(for: notification) else { return .applied }
         let response = CheckedResponse(action: action, stamp: stamp, notification: notification,
                                        key: StateKey(id: key.id, userID: key.userID), settings: settings(given))
@@ -98,7 +98,7 @@ struct HandlerAdapter<Handler: CategoryHandler>: AnyCategoryHandler {
         return try result(handler.respond(response, to: state.readState(key, as: Handler.State.self), shared: shared), codec: stateCodec, key: key)
     }
 
-    func handle(_ input: SharedInput, in state: WorkingSet) throws -> HandlerResult {
+    func handle(_ input: SharedInput, in state: WorkingSet) throws -> EventDecision {
         guard let sharedCodec else { return .applied }
         try check(id: input.id, of: "the shared input's id")
         let key = StreamKey(sharedCodec.kind, input.id)
@@ -110,7 +110,7 @@ struct HandlerAdapter<Handler: CategoryHandler>: AnyCategoryHandler {
     /// its events must have names the log can hold. A handler that breaks this has failed,
     /// like one that throws.
     private func result<State, Event: HandlerEvent, Report>(_ decision: Decision<Event>, codec: TypedStreamCodec<State, Event, Report>,
-                                                          key: StreamKey) throws -> HandlerResult {
+                                                          key: StreamKey) throws -> EventDecision {
         for outcome in [decision.outcome] + Array(decision.revised.values) {
             switch outcome {
             case .applied, .superseded: continue

@@ -1,11 +1,11 @@
 import Foundation
 
-/// The router (PRODUCT.md section 4): records notifications, checks each response against
-/// its notification and category, stashes what needs protected data while it is
+/// The router (README, "How workers process events"): records notifications, checks each
+/// response against its notification and category, stashes what needs protected data while it is
 /// unavailable, and hands the rest to the category's handler, whichever it is. It knows no
 /// category: every handler, built-in or a team's, goes through the same steps. A category
 /// without a handler only records its responses' outcomes.
-package struct DomainHandler: EventHandler {
+package struct EventRouter: EventRouting {
     package var rules: ResponseRules
     package let handlers: CategoryHandlers
 
@@ -48,7 +48,7 @@ package struct DomainHandler: EventHandler {
         }
     }
 
-    package func handle(_ event: LoggedEvent, in state: WorkingSet, now: Date) async throws -> HandlerResult {
+    package func handle(_ event: LoggedEvent, in state: WorkingSet, now: Date) async throws -> EventDecision {
         switch try EventData.parse(event) {
         case .sent(let requestID, let payload):
             return try sent(notification(requestID, payload, event), payload: payload, in: state)
@@ -60,7 +60,7 @@ package struct DomainHandler: EventHandler {
             return try handler.handle(input, in: state)
         case .protectedData(let available):
             // Becoming available integrates the user's stash, before their later events.
-            return HandlerResult(.outcome(.applied), events: [CoreStreams.protectedDataChanged(user: event.userID, available: available, at: event.occurredAt)],
+            return EventDecision(.outcome(.applied), events: [CoreStreams.protectedDataChanged(user: event.userID, available: available, at: event.occurredAt)],
                                  integratesStash: available)
         }
     }
@@ -121,7 +121,7 @@ package struct DomainHandler: EventHandler {
 
     // MARK: notification.sent
 
-    private func sent(_ notification: SentNotification, payload: [String: JSONValue], in state: WorkingSet) throws -> HandlerResult {
+    private func sent(_ notification: SentNotification, payload: [String: JSONValue], in state: WorkingSet) throws -> EventDecision {
         if state.notification(notification.requestID) != nil { return .outcome(.rejected(.duplicateRequest)) }
         // Its producer sealed an alert that does not open: bad input, recorded as nothing.
         if payload.hasUnreadableAlert { return .outcome(.rejected(.invalidText)) }
@@ -130,28 +130,28 @@ package struct DomainHandler: EventHandler {
         }
         var result = try handler.sent(notification, payload: payload, settings: category.settings, in: state)
         // A rejected notification records nothing: its responses are then unknown.
-        if case .outcome(.rejected) = result.verdict { return HandlerResult(result.verdict) }
+        if case .outcome(.rejected) = result.verdict { return EventDecision(result.verdict) }
         result.events.insert(CoreStreams.recorded(notification), at: 0)
         return result
     }
 
     // MARK: notification.response
 
-    private func respond(_ response: NotificationResponse, event: LoggedEvent, in state: WorkingSet, now: Date) throws -> HandlerResult {
+    private func respond(_ response: NotificationResponse, event: LoggedEvent, in state: WorkingSet, now: Date) throws -> EventDecision {
         let notification = state.notification(response.requestID)
         let category = notification.flatMap { state.categories?.category($0.category) }
         let checked = rules.check(response, from: event.userID, submittedAt: event.submittedAt, now: now,
                                   notification: notification, category: category)
         let action: RespondedAction
         switch checked {
-        case .hold(let until): return HandlerResult(.hold(requestID: response.requestID, until: until))
+        case .hold(let until): return EventDecision(.hold(requestID: response.requestID, until: until))
         case .reject(let reason): return .outcome(.rejected(reason))
         case .proceed(let proceed): action = proceed
         }
         // Opened, with no category or handler: recorded only.
         guard let notification, let category, let handler = try handler(of: category) else { return .applied }
         if handler.needsProtectedData(action) && !state.protectedDataAvailable(user: event.userID) {
-            return HandlerResult(.stash)
+            return EventDecision(.stash)
         }
         let stamp = DeviceStamp(occurredAt: event.occurredAt, eventID: event.id)
         return try handler.respond(action, stamp: stamp, to: notification, settings: category.settings, in: state)

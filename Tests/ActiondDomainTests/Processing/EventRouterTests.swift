@@ -2,9 +2,9 @@ import ActiondDomain
 import Foundation
 import Testing
 
-/// Input events through `DomainHandler`, as a worker applies them, without a database.
-@Suite("Domain handler")
-struct DomainHandlerTests {
+/// Input events through `EventRouter`, as a worker applies them, without a database.
+@Suite("Event router")
+struct EventRouterTests {
     static let open = "com.apple.UNNotificationDefaultActionIdentifier"
     static let dismiss = "com.apple.UNNotificationDismissActionIdentifier"
 
