@@ -59,7 +59,7 @@ begin
     end if;
 
     -- The log's protected fields, sealed at rest (what is recorded does not change, only its
-    -- form; README "Protected text").
+    -- form; docs/events.md, "Protected text").
     -- By position (the log's position index, and its partitions pruned): the batch's rows
     -- alone. Filtered by the batch's users instead, the statement read every event those
     -- users ever had (EXPLAIN ANALYZE: 27,475 rows read for 500 rewritten, 5 times slower). On

@@ -1,4 +1,4 @@
--- The public key producers seal protected text to (HPKE, README "Submitting sealed text"):
+-- The public key producers seal protected text to (HPKE, docs/events.md, "Protected text"):
 -- the most recently published one, as a JSON document; null before any worker published one.
 create function actiond.intake_public_key()
 returns jsonb
@@ -9,4 +9,4 @@ as $$
 $$;
 
 comment on function actiond.intake_public_key() is
-    'The intake public key (HPKE X25519) to seal data.text and alert text to before submit; see the README.';
+    'The intake public key (HPKE X25519) to seal data.text and alert text to before submit; see docs/events.md.';

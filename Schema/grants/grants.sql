@@ -1,4 +1,4 @@
--- Who may do what (SECURITY.md; README, "Roles"). Applied after every function, view and
+-- Who may do what (SECURITY.md; docs/operations.md, "Roles"). Applied after every function, view and
 -- trigger, whenever they are applied again (a re-created function starts with PostgreSQL's
 -- default privileges, which let PUBLIC execute it). Nothing here names a login role: grant
 -- actiond_producer, actiond_worker or actiond_reader to yours.

@@ -1,4 +1,4 @@
--- 005 · Protected text sealed at rest, per-user keys, forgetting a person (README "Protected
+-- 005 · Protected text sealed at rest, per-user keys, forgetting a person (docs/events.md, "Protected
 -- text"; SECURITY.md "At rest").
 --
 -- A user's protected text (a reply's text, a message's alert) is sealed by the workers with

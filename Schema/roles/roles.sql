@@ -1,7 +1,7 @@
 -- The roles actiond's objects belong to and are used through (SECURITY.md). `actiond migrate`
 -- runs this file first, every time, as the role it connects with; it changes nothing when
 -- all is in place. No role gets a password or LOGIN here: make login roles of your own and
--- grant them one of these (README, "Roles").
+-- grant them one of these (docs/operations.md, "Roles").
 --
 --   actiond_owner     owns the schema and everything in it; NOLOGIN. migrate acts as it
 --                     (SET ROLE), so the role that migrates must be a member.

@@ -1,4 +1,4 @@
--- report_trail: what became of each of one person's events? (README, "Reports".) One row per
+-- report_trail: what became of each of one person's events? (docs/reports.md.) One row per
 -- input event kept in the log (pruned events leave it), with where it stands: queued,
 -- retrying, paused, held (waiting for its notification), stashed (waiting for protected
 -- data), decided or dead, and its outcome. Filter by user_id (an index probe of the log and

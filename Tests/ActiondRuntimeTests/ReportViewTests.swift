@@ -7,7 +7,7 @@ import Foundation
 import PostgresNIO
 import Testing
 
-/// The ten report views (README, "Reports"), against PostgreSQL, with the columns operators rely on.
+/// The ten report views (docs/reports.md), against PostgreSQL, with the columns operators rely on.
 @Suite("Report views", .timeLimit(.minutes(3)))
 struct ReportViewTests {
     static let contract: [String: [String]] = [

@@ -105,7 +105,7 @@ struct ProtectedTextTests {
 
                 if embedded {
                     // Every segment written since the slot was made: the sealed path's marker was
-                    // never written; the clear one was (the window the README describes).
+                    // never written; the clear one was (the window docs/events.md describes).
                     try await db.client.query("SELECT pg_switch_wal()", logger: db.logger).drain()
                     let wal = URL(fileURLWithPath: TestPaths.clusterDirectory).appending(path: "data/pg_wal")
                     var segments = 0, clearFound = false

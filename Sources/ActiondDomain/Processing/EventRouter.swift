@@ -1,6 +1,6 @@
 import Foundation
 
-/// The router (README, "How workers process events"): records notifications, checks each
+/// The router (docs/processing.md): records notifications, checks each
 /// response against its notification and category, stashes what needs protected data while it is
 /// unavailable, and hands the rest to the category's handler, whichever it is. It knows no
 /// category: every handler, built-in or a team's, goes through the same steps. A category

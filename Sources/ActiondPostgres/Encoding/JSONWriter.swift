@@ -1,7 +1,7 @@
 /// Writes JSON text of a known shape straight into a byte buffer, with JSON that is already
 /// encoded (projection documents, domain events) inserted as it is. Written by hand because
 /// Foundation's JSONEncoder cannot insert encoded JSON without decoding it first, and it was
-/// the worker's largest cost (see README, Performance); the shapes written here are fixed.
+/// the worker's largest cost (see docs/performance.md); the shapes written here are fixed.
 struct JSONWriter {
     private(set) var bytes: [UInt8] = []
     private var needsComma: [Bool] = [false]
