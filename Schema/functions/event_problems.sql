@@ -100,6 +100,12 @@ begin
                             or jsonb_typeof(v.payload -> 'aps' -> 'alert' -> 'body_sealed') = 'string')),
                         false) then
                     array['22023', 'data.payload.aps.alert: mutable-content 1 requires an alert with a title or body']
+                -- (->> of a missing field is null: only a sealed field present and not hpke1. counts.)
+                when coalesce(left(v.payload -> 'aps' ->> 'alert_sealed', 6) <> 'hpke1.', false)
+                     or coalesce(left(v.payload -> 'aps' -> 'alert' ->> 'title_sealed', 6) <> 'hpke1.', false)
+                     or coalesce(left(v.payload -> 'aps' -> 'alert' ->> 'subtitle_sealed', 6) <> 'hpke1.', false)
+                     or coalesce(left(v.payload -> 'aps' -> 'alert' ->> 'body_sealed', 6) <> 'hpke1.', false) then
+                    array['22023', 'data.payload.aps.alert: a sealed field must be a string sealed to the intake public key (hpke1.<key id>.<enc>.<ciphertext>)']
                 when missing.key is not null then
                     array['22023', 'data.payload.' || missing.key || ': is required as a string for category ' || c.category
                         || ', got ' || coalesce(jsonb_typeof(v.payload -> missing.key), 'nothing')]
@@ -121,6 +127,9 @@ begin
                     array['22023', 'data.text_sealed: give the text in clear (text) or sealed (text_sealed), not both']
                 when jsonb_typeof(v.data -> 'text_sealed') not in ('string', 'null') then
                     array['22023', 'data.text_sealed: must be a string (hpke1.<key id>.<enc>.<ciphertext>), got ' || jsonb_typeof(v.data -> 'text_sealed')]
+                -- A producer seals to the intake key only; the at-rest form is the workers' to write.
+                when v.data ? 'text_sealed' and left(v.data ->> 'text_sealed', 6) <> 'hpke1.' then
+                    array['22023', 'data.text_sealed: must be sealed to the intake public key (hpke1.<key id>.<enc>.<ciphertext>)']
                 when char_length(v.data ->> 'text_sealed') > 24576 then
                     array['22023', 'data.text_sealed: must be at most 24576 characters, got ' || char_length(v.data ->> 'text_sealed')]
                 when jsonb_typeof(v.data -> 'text') not in ('string', 'null') then

@@ -18,32 +18,54 @@ package enum EventProtection {
     /// `sealing`: false only for the benchmark's sealing-off run (clear text stays as submitted).
     package static func prepare(_ events: [LoggedEvent], handler: any EventRouting, categories: CategoryRegistry?,
                                 sealer: BatchSealer, sealing: Bool = true) throws -> (events: [LoggedEvent], rewrites: [Rewrite]) {
+        let result = prepareEach(events, handler: handler, categories: categories, sealer: sealer, sealing: sealing)
+        if let failure = result.failures.values.first { throw failure }
+        return (result.events, result.rewrites)
+    }
+
+    /// `prepare`, with the events whose stored text cannot be opened (tampered with, or its
+    /// key missing without a fence) set apart by position with their error: they fail alone,
+    /// and the rest of the batch goes on.
+    package static func prepareEach(_ events: [LoggedEvent], handler: any EventRouting, categories: CategoryRegistry?,
+                                    sealer: BatchSealer, sealing: Bool = true)
+        -> (events: [LoggedEvent], rewrites: [Rewrite], failures: [Int64: any Error]) {
         var prepared: [LoggedEvent] = []
         var rewrites: [Rewrite] = []
+        var failures: [Int64: any Error] = [:]
         prepared.reserveCapacity(events.count)
         for event in events {
-            guard let protectsAlert = mayHoldProtectedFields(event, handler: handler, categories: categories),
-                  let data = try? DomainCoding.decode(JSONValue.self, from: event.data) else {
+            do {
+                let (opened, rewrite) = try prepare(event, handler: handler, categories: categories, sealer: sealer, sealing: sealing)
+                prepared.append(opened)
+                if let rewrite { rewrites.append(rewrite) }
+            } catch {
+                failures[event.position] = error
                 prepared.append(event)
-                continue
             }
-            let binding = { (field: String) in SealBinding(user: event.userID, row: SealBinding.inputRow(eventID: event.id), field: field) }
-            let crypt = ProtectedFields.Crypt(
-                open: { sealed, field in try sealer.open(sealed, binding: binding(field)) },
-                seal: sealing ? { clear, field in try sealer.seal(clear, binding: binding(field)) } : nil,
-                isAtRest: { !$0.hasPrefix(IntakeKey.prefix) },
-                forgotten: sealer.isForgotten(event.userID))
-            let result = try ProtectedFields.prepare(data, type: event.type, protectsAlert: protectsAlert, crypt: crypt)
-            let stored = try result.stored.map { try DomainCoding.encode($0) } ?? event.data
-            var opened = LoggedEvent(position: event.position, id: event.id, type: event.type, userID: event.userID,
-                                     occurredAt: event.occurredAt, data: stored,
-                                     input: try? EventData.read(result.memory, type: event.type, position: event.position),
-                                     submittedAt: event.submittedAt, failedAttempts: event.failedAttempts)
-            opened.storedData = stored
-            if result.stored != nil { rewrites.append(Rewrite(userID: event.userID, position: event.position, data: stored)) }
-            prepared.append(opened)
         }
-        return (prepared, rewrites)
+        return (prepared, rewrites, failures)
+    }
+
+    private static func prepare(_ event: LoggedEvent, handler: any EventRouting, categories: CategoryRegistry?,
+                                sealer: BatchSealer, sealing: Bool) throws -> (LoggedEvent, Rewrite?) {
+        guard let protectsAlert = mayHoldProtectedFields(event, handler: handler, categories: categories),
+              let data = try? DomainCoding.decode(JSONValue.self, from: event.data) else {
+            return (event, nil)
+        }
+        let binding = { (field: String) in SealBinding(user: event.userID, row: SealBinding.inputRow(eventID: event.id), field: field) }
+        let crypt = ProtectedFields.Crypt(
+            open: { sealed, field in try sealer.open(sealed, binding: binding(field)) },
+            seal: sealing ? { clear, field in try sealer.seal(clear, binding: binding(field)) } : nil,
+            isAtRest: { !$0.hasPrefix(IntakeKey.prefix) },
+            forgotten: sealer.isForgotten(event.userID))
+        let result = try ProtectedFields.prepare(data, type: event.type, protectsAlert: protectsAlert, crypt: crypt)
+        let stored = try result.stored.map { try DomainCoding.encode($0) } ?? event.data
+        var opened = LoggedEvent(position: event.position, id: event.id, type: event.type, userID: event.userID,
+                                 occurredAt: event.occurredAt, data: stored,
+                                 input: try? EventData.read(result.memory, type: event.type, position: event.position),
+                                 submittedAt: event.submittedAt, failedAttempts: event.failedAttempts)
+        opened.storedData = stored
+        return (opened, result.stored == nil ? nil : Rewrite(userID: event.userID, position: event.position, data: stored))
     }
 
     /// nil when `event` cannot hold a protected field (no parse needed); otherwise whether its

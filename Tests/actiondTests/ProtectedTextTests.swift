@@ -293,6 +293,57 @@ struct ProtectedTextTests {
         }
     }
 
+    /// A producer may seal only to the intake key: an at-rest form it made up is refused at
+    /// submit, changing nothing (workers would take it for their own).
+    @Test func aForgedAtRestFormIsRefusedAtSubmit() async throws {
+        try await TestDatabase.with { db in
+            for data in [#"{"request_id":"r","action":"REPLY_ACTION","locked":false,"text_sealed":"aead1.7.AAAA"}"#,
+                         #"{"request_id":"r","action":"REPLY_ACTION","locked":false,"text_sealed":"hpke1.x","text":"both"}"#] {
+                do {
+                    try await Self.submitSQL([Self.line("forged", "notification.response", user: "ana", data)], db)
+                    Issue.record("accepted: \(data)")
+                } catch let error as PSQLError {
+                    #expect(error.serverInfo?[.sqlState] == "22023")
+                    #expect(error.serverInfo?[.message]?.hasPrefix("data.text_sealed") == true, "\(String(describing: error.serverInfo?[.message]))")
+                }
+            }
+            do {
+                try await Self.submitSQL([Self.line("forged-alert", "notification.sent", user: "ana",
+                    #"{"request_id":"r9","payload":{"aps":{"category":"MESSAGE","alert":{"title":"T","body_sealed":"aead1.1.AAAA"}},"THREAD_ID":"t","MESSAGE_ID":"m"}}"#)], db)
+                Issue.record("a forged alert was accepted")
+            } catch let error as PSQLError {
+                #expect(error.serverInfo?[.message]?.hasPrefix("data.payload.aps.alert") == true)
+            }
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.events", as: Int.self) == 0)
+        }
+    }
+
+    /// A data key missing without a fence (a restore that lost it, an operator's DELETE) is an
+    /// error, loudly, never "forgotten": the event that needs it fails alone, retried then dead
+    /// with the reason, and another user's events in the same batch go on.
+    @Test func aKeyMissingWithoutAFenceFailsThatUsersEventAloneLoudly() async throws {
+        let lost = "lost-\(UUID().uuidString.prefix(6))", fine = "fine-\(UUID().uuidString.prefix(6))"
+        try await TestDatabase.with { db in
+            try await Self.submitSQL(Self.conversation(lost, body: "b", replies: [], from: 0)
+                + [Self.line("\(lost)-lock", "protected_data.unavailable", user: lost, at: 1, "{}"),
+                   Self.line("\(lost)-late", "notification.response", user: lost, at: 2,
+                             #"{"request_id":"\#(lost)-r","action":"REPLY_ACTION","locked":true,"text":"waits in the stash"}"#)]
+                + Self.conversation(fine, body: "b", replies: [], from: 0), db)
+            #expect(try await ActiondProcess.run(["work", "--drain"], database: db.url).status == 0)
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.stash", as: Int.self) == 1)
+            try await db.client.query("DELETE FROM actiond.data_keys WHERE user_id = \(lost)", logger: db.logger).drain()
+            try await Self.submitSQL([Self.line("\(lost)-unlock", "protected_data.available", user: lost, at: 3, "{}")]
+                + Self.conversation(fine, body: "b2", replies: ["still fine"], from: 10).dropFirst(), db)
+            let work = try await ActiondProcess.run(["work", "--drain", "--max-attempts", "2", "--retry-delay", "0"], database: db.url)
+            #expect(work.status == 0, "\(work.standardError.suffix(800))")
+            #expect(try await db.scalar("SELECT o.outcome FROM actiond.outcomes o JOIN actiond.events e USING (user_id, position) WHERE e.id = \(lost + "-unlock")", as: String.self) == "dead")
+            let error = try await db.scalar("SELECT last_error FROM actiond.report_dead_letters WHERE event_id = \(lost + "-unlock")", as: String.self)
+            #expect(error.contains("missing, and the user was not forgotten"), "\(error)")
+            #expect(!error.contains("waits in the stash"))
+            #expect(try await ProtectedTextReader.replies(db, user: fine) == ["still fine"], "another user went on")
+        }
+    }
+
     @Test func aServerDatabaseWithoutAKeyFileIsRefusedNamingTheSetting() async throws {
         try await TestDatabase.with { db in
             for command in [["work", "--drain"], ["rebuild"], ["forget", "ana"], ["keys", "intake-public-key"]] {

@@ -114,13 +114,19 @@ struct BatchProcessor: Sendable {
         // The users' keys and fences, read in this transaction: their protected text opened
         // for the handlers, and its at-rest form for the log.
         let sealer = try await batchSealer(for: events, on: connection)
-        let prepared = try EventProtection.prepare(events, handler: handler, categories: registry, sealer: sealer, sealing: keys.sealing)
+        let prepared = EventProtection.prepareEach(events, handler: handler, categories: registry, sealer: sealer, sealing: keys.sealing)
         let events = prepared.events
+        var failures = prepared.failures
         var state = WorkingSet(categories: registry, sealer: keys.sealing ? sealer : UnsealedText())
         var stash = try await load(for: events, into: &state, on: connection)
         for (user, stashed) in stash {
-            stash[user] = try EventProtection.prepare(stashed, handler: handler, categories: registry, sealer: sealer, sealing: keys.sealing).events
+            let opened = EventProtection.prepareEach(stashed, handler: handler, categories: registry, sealer: sealer, sealing: keys.sealing)
+            stash[user] = opened.events
+            failures.merge(opened.failures) { first, _ in first }
         }
+        // An event whose stored text does not open fails alone (and a stash holding one fails
+        // the event that integrates it), never the batch.
+        let handler: any EventRouting = failures.isEmpty ? handler : FailingPositions(router: handler, failures: failures)
 
         let run = try await BatchRun.run(events, handler: handler, state: state, stash: stash, retry: configuration.retry,
                                          now: claim.databaseNow ?? Date())
