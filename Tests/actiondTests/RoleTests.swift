@@ -16,8 +16,17 @@ struct RoleTests {
         let name = "login_\(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16))"
         let password = UUID().uuidString
         let server = db.url.with(database: "postgres")
-        try await PostgresClient.withClient(server, maximumConnections: 1, logger: db.logger) { admin in
-            try await admin.query(PostgresQuery(unsafeSQL: "CREATE ROLE \(name) LOGIN PASSWORD '\(password)' IN ROLE \(group)"), logger: db.logger).drain()
+        // Two tests adding a member to one group at once can fail with "tuple concurrently
+        // updated" (XX000) in pg_auth_members: try again.
+        for attempt in 1...5 {
+            do {
+                try await PostgresClient.withClient(server, maximumConnections: 1, logger: db.logger) { admin in
+                    try await admin.query(PostgresQuery(unsafeSQL: "CREATE ROLE \(name) LOGIN PASSWORD '\(password)' IN ROLE \(group)"), logger: db.logger).drain()
+                }
+                break
+            } catch let error as PSQLError where attempt < 5 && ["XX000", "40001", "40P01"].contains(error.serverInfo?[.sqlState] ?? "") {
+                try await Task.sleep(for: .milliseconds(50 * attempt))
+            }
         }
         var url = db.url
         url.username = name
@@ -33,8 +42,15 @@ struct RoleTests {
     }
 
     private static func drop(_ name: String, on server: DatabaseURL, logger: Logger) async throws {
-        try await PostgresClient.withClient(server, maximumConnections: 1, logger: logger) { admin in
-            try await admin.query(PostgresQuery(unsafeSQL: "DROP ROLE IF EXISTS \(name)"), logger: logger).drain()
+        for attempt in 1...5 {
+            do {
+                try await PostgresClient.withClient(server, maximumConnections: 1, logger: logger) { admin in
+                    try await admin.query(PostgresQuery(unsafeSQL: "DROP ROLE IF EXISTS \(name)"), logger: logger).drain()
+                }
+                return
+            } catch let error as PSQLError where attempt < 5 && ["XX000", "40001", "40P01"].contains(error.serverInfo?[.sqlState] ?? "") {
+                try await Task.sleep(for: .milliseconds(50 * attempt))
+            }
         }
     }
 

@@ -42,6 +42,16 @@ struct TrailTests {
     }
 
     @Test func oneUsersEventsWithTheirStatusOutcomeAndReasonInOrder() async throws {
+        do {
+            try await trailOfOneUser()
+        } catch let error as PSQLError {
+            // PSQLError's own description names nothing: say which code and message.
+            Issue.record("\(DatabaseFailure.describe(error))")
+            throw error
+        }
+    }
+
+    func trailOfOneUser() async throws {
         let marker = "TRAIL-SECRET-\(UUID().uuidString.prefix(8))"
         try await TestDatabase.with { db in
             let input = [
