@@ -1,4 +1,4 @@
--- Every envelope and payload rule (PRODUCT.md section 3), for a whole batch in one query:
+-- Every envelope and payload rule (docs/contract.md, "Input events"), for a whole batch in one query:
 -- one row per input, n its 1-based ordinal, with the first problem found as (code,
 -- message), or (null, null) when the event is acceptable. submit_many (and so submit)
 -- calls it; it is the one definition of the rules.

@@ -3,7 +3,7 @@
 --   queued    events waiting for a worker (their user is due)
 --   retrying  events waiting out a backoff after a handler failure, with their users' later events
 --   paused    events of paused users (`actiond pause`), waiting for `actiond resume`
---   held      responses waiting for the notification they answer (PRODUCT.md section 4)
+--   held      responses waiting for the notification they answer (docs/contract.md, "Processing")
 --   stashed   changes waiting for their user's protected data
 --   dead      dead letters (a handler kept failing), not discarded
 -- Reads the queue, held, stash and the partial dead-letter index: sizes of backlogs, never the log.

@@ -1,5 +1,5 @@
 -- report_stash: whose changes are waiting for their protected data, how many, and
--- since when? (PRODUCT.md section 5.) One row per user with a stash; counts and ages only:
+-- since when? (docs/contract.md, "Reports".) One row per user with a stash; counts and ages only:
 -- the stashed payloads (reply text) never appear in a report.
 create view actiond.report_stash as
 select s.user_id,

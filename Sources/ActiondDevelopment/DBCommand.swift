@@ -49,7 +49,7 @@ struct DBCommand: AsyncParsableCommand {
 
         func run() async throws {
             let logger = try options.makeLogger()
-            let cluster = try EmbeddedCluster.locate(directory: options.dataDirectory, binDirectory: options.binDirectory)
+            let cluster = try EmbeddedCluster.locate(directory: options.database.dataDirectory, binDirectory: options.database.binDirectory)
             let url = try await cluster.start(logger: logger)
             print("running: \(url) (data in \(cluster.directory.path))")
         }
@@ -61,7 +61,7 @@ struct DBCommand: AsyncParsableCommand {
 
         func run() async throws {
             _ = try options.makeLogger()
-            let cluster = try EmbeddedCluster.locate(directory: options.dataDirectory, binDirectory: options.binDirectory)
+            let cluster = try EmbeddedCluster.locate(directory: options.database.dataDirectory, binDirectory: options.database.binDirectory)
             print(try cluster.stop() ? "stopped" : "not running")
         }
     }
@@ -72,7 +72,7 @@ struct DBCommand: AsyncParsableCommand {
 
         func run() async throws {
             _ = try options.makeLogger()
-            let cluster = try EmbeddedCluster.locate(directory: options.dataDirectory, binDirectory: options.binDirectory)
+            let cluster = try EmbeddedCluster.locate(directory: options.database.dataDirectory, binDirectory: options.database.binDirectory)
             switch cluster.status() {
             case .notCreated: print("not created (\(cluster.directory.path))"); throw ExitCode(3)
             case .stopped: print("stopped (\(cluster.directory.path))"); throw ExitCode(3)
@@ -88,7 +88,7 @@ struct DBCommand: AsyncParsableCommand {
 
         func run() async throws {
             _ = try options.makeLogger()
-            let cluster = try EmbeddedCluster.locate(directory: options.dataDirectory, binDirectory: options.binDirectory)
+            let cluster = try EmbeddedCluster.locate(directory: options.database.dataDirectory, binDirectory: options.database.binDirectory)
             print(try cluster.url().string)
         }
     }

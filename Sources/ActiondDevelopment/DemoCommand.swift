@@ -61,7 +61,7 @@ struct DemoCommand: AsyncParsableCommand {
                 var quiet = logger  // the progress bar says what the workers' notices would
                 quiet.logLevel = max(logger.logLevel, .warning)
                 group.addTask { [quiet] in
-                    try await Workers(client: client, keys: keys, handler: EventRouter(handlers: Installed.handlers), configuration: WorkerConfiguration(concurrency: 4, drain: true), logger: quiet).run()
+                    try await Workers(client: client, keys: keys, router: EventRouter(handlers: Installed.handlers), configuration: WorkerConfiguration(concurrency: 4, drain: true), logger: quiet).run()
                 }
                 group.addTask {
                     while !Task.isCancelled {

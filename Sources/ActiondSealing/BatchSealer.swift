@@ -6,11 +6,16 @@ import Synchronization
 /// A data key as the database stores it: wrapped under a KEK, one row per wrapping (during a
 /// KEK rotation a key has two).
 public struct StoredDataKey: Sendable, Hashable {
+    /// The user whose data key this is.
     public var userID: String
+    /// The key's version among its user's keys: 1 for the first, above `throughVersion` after a forget.
     public var version: Int
+    /// The KEK the key is wrapped under.
     public var kekID: String
+    /// The data key, wrapped by the key provider that holds that KEK.
     public var wrapped: Data
 
+    /// The wrapping under KEK `kekID` of key `version` of user `userID`.
     public init(userID: String, version: Int, kekID: String, wrapped: Data) {
         self.userID = userID
         self.version = version

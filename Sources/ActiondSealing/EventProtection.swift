@@ -16,9 +16,9 @@ package enum EventProtection {
     /// `events` with their protected fields opened in `input` (in memory; `data` and
     /// `storedData` hold the stored form, never clear text), and the rewrites of the log.
     /// `sealing`: false only for the benchmark's sealing-off run (clear text stays as submitted).
-    package static func prepare(_ events: [LoggedEvent], handler: any EventRouting, categories: CategoryRegistry?,
+    package static func prepare(_ events: [LoggedEvent], router: any EventRouting, categories: CategoryRegistry?,
                                 sealer: BatchSealer, sealing: Bool = true) throws -> (events: [LoggedEvent], rewrites: [Rewrite]) {
-        let result = prepareEach(events, handler: handler, categories: categories, sealer: sealer, sealing: sealing)
+        let result = prepareEach(events, router: router, categories: categories, sealer: sealer, sealing: sealing)
         if let failure = result.failures.values.first { throw failure }
         return (result.events, result.rewrites)
     }
@@ -26,7 +26,7 @@ package enum EventProtection {
     /// `prepare`, with the events whose stored text cannot be opened (tampered with, or its
     /// key missing without a fence) set apart by position with their error: they fail alone,
     /// and the rest of the batch goes on.
-    package static func prepareEach(_ events: [LoggedEvent], handler: any EventRouting, categories: CategoryRegistry?,
+    package static func prepareEach(_ events: [LoggedEvent], router: any EventRouting, categories: CategoryRegistry?,
                                     sealer: BatchSealer, sealing: Bool = true)
         -> (events: [LoggedEvent], rewrites: [Rewrite], failures: [Int64: any Error]) {
         var prepared: [LoggedEvent] = []
@@ -35,7 +35,7 @@ package enum EventProtection {
         prepared.reserveCapacity(events.count)
         for event in events {
             do {
-                let (opened, rewrite) = try prepare(event, handler: handler, categories: categories, sealer: sealer, sealing: sealing)
+                let (opened, rewrite) = try prepare(event, router: router, categories: categories, sealer: sealer, sealing: sealing)
                 prepared.append(opened)
                 if let rewrite { rewrites.append(rewrite) }
             } catch {
@@ -46,9 +46,9 @@ package enum EventProtection {
         return (prepared, rewrites, failures)
     }
 
-    private static func prepare(_ event: LoggedEvent, handler: any EventRouting, categories: CategoryRegistry?,
+    private static func prepare(_ event: LoggedEvent, router: any EventRouting, categories: CategoryRegistry?,
                                 sealer: BatchSealer, sealing: Bool) throws -> (LoggedEvent, Rewrite?) {
-        guard let protectsAlert = mayHoldProtectedFields(event, handler: handler, categories: categories),
+        guard let protectsAlert = mayHoldProtectedFields(event, router: router, categories: categories),
               let data = try? DomainCoding.decode(JSONValue.self, from: event.data) else {
             return (event, nil)
         }
@@ -71,14 +71,14 @@ package enum EventProtection {
     /// nil when `event` cannot hold a protected field (no parse needed); otherwise whether its
     /// alert is protected. Read from what the claim parsed already: a notification's category,
     /// and whether anything is sealed.
-    private static func mayHoldProtectedFields(_ event: LoggedEvent, handler: any EventRouting, categories: CategoryRegistry?) -> Bool? {
+    private static func mayHoldProtectedFields(_ event: LoggedEvent, router: any EventRouting, categories: CategoryRegistry?) -> Bool? {
         switch event.type {
         case .notificationResponse:
             return event.data.contains("\"text") ? false : nil
         case .notificationSent:
             var category: String?
             if case .sent(_, let payload)? = event.input { category = payload["aps"]?["category"]?.stringValue }
-            let protects = category.map { handler.protectsAlert(category: $0, in: categories) } ?? false
+            let protects = category.map { router.protectsAlert(category: $0, in: categories) } ?? false
             return protects || event.data.contains(ProtectedFields.sealedSuffix + "\"") ? protects : nil
         default:
             return nil

@@ -11,10 +11,12 @@ import Foundation
 /// field's path in `data` (`text`, `payload.aps.alert.body`): text sealed for one event,
 /// user or field does not open for another.
 public struct IntakeKey: Sendable {
+    /// What every field sealed to an intake key starts with.
     public static let prefix = "hpke1."
     static let info = Data("actiond intake v1".utf8)
     static let suite = HPKE.Ciphersuite.Curve25519_SHA256_ChachaPoly
 
+    /// The key's id, named by the fields sealed to it: the first 8 bytes of its public key's SHA-256, hex.
     public let id: String
     let privateKey: Curve25519.KeyAgreement.PrivateKey
 
@@ -72,6 +74,7 @@ public struct IntakeKey: Sendable {
 /// The public half of an intake key: what `actiond keys intake-public-key` prints and
 /// `actiond.intake_public_key()` returns.
 public struct IntakePublicKey: Sendable {
+    /// The id of the intake key this is the public half of, as sealed fields name it.
     public let id: String
     let key: Curve25519.KeyAgreement.PublicKey
 

@@ -1,3 +1,4 @@
+import ActiondDomain
 import Crypto
 import Foundation
 
@@ -7,9 +8,12 @@ import Foundation
 ///
 /// Data keys are wrapped with AES key wrap (RFC 3394, swift-crypto's `AES.KeyWrap`).
 public struct KeyFile: KeyProvider {
+    /// The key file's path; the list of forgotten users is beside it (`forgottenListPath`).
     public let path: String
+    /// The KEK's id (`kek-` and 12 hex digits), stored beside every data key it wraps.
     public let kekID: String
     private let kek: SymmetricKey
+    /// The file's intake key pairs, current first, then those carried over from older files.
     public let intakeKeys: [IntakeKey]
 
     private struct Document: Codable {
@@ -81,10 +85,13 @@ public struct KeyFile: KeyProvider {
         return try KeyFile(path: path)
     }
 
+    /// `dataKey` wrapped under this file's KEK with AES key wrap.
     public func wrap(_ dataKey: SymmetricKey) async throws -> Data {
         try AES.KeyWrap.wrap(dataKey, using: kek)
     }
 
+    /// `wrapped` unwrapped with this file's KEK; a `KeyError` when `kekID` is another KEK or the
+    /// wrapped key was altered.
     public func unwrap(_ wrapped: Data, kekID: String) async throws -> SymmetricKey {
         guard kekID == self.kekID else {
             throw KeyError("a data key is wrapped under KEK \(kekID), which key file \(path) (KEK \(self.kekID)) does not hold")
@@ -99,14 +106,18 @@ public struct KeyFile: KeyProvider {
     /// `FILE.forgotten`.
     public var forgottenListPath: String { path + ".forgotten" }
 
+    /// The users in `FILE.forgotten`, each as its latest line records it, in the order first
+    /// forgotten; none when the list does not exist. Users are told apart byte for byte, as
+    /// everywhere in actiond: "jos\u{e9}" and "jose\u{301}" are two people.
     public func forgottenUsers() async throws -> [ForgottenUser] {
         guard let data = FileManager.default.contents(atPath: forgottenListPath) else { return [] }
-        var latest: [String: ForgottenUser] = [:]
-        var order: [String] = []
+        var latest: [ExactString: ForgottenUser] = [:]
+        var order: [ExactString] = []
         for line in data.split(separator: UInt8(ascii: "\n")) where !line.isEmpty {
             let user = try JSONDecoder().decode(ForgottenUser.self, from: Data(line))
-            if latest[user.userID] == nil { order.append(user.userID) }
-            latest[user.userID] = user
+            let id = ExactString(user.userID)
+            if latest[id] == nil { order.append(id) }
+            latest[id] = user
         }
         return order.compactMap { latest[$0] }
     }

@@ -26,11 +26,14 @@ public protocol KeyProvider: Sendable {
 /// A user whose data keys were destroyed (`actiond forget`): every key version up to
 /// `throughVersion` is gone for good; a new key, once allowed, starts above it.
 public struct ForgottenUser: Sendable, Hashable, Codable {
+    /// The user whose data keys were destroyed.
     public var userID: String
+    /// The newest of the user's data key versions destroyed: every version up to it is gone.
     public var throughVersion: Int
     /// `actiond forget USER --allow-new-key` ran after the forget.
     public var newKeyAllowed: Bool
 
+    /// A forget of `userID` through key version `throughVersion`, with `newKeyAllowed` as recorded.
     public init(userID: String, throughVersion: Int, newKeyAllowed: Bool) {
         self.userID = userID
         self.throughVersion = throughVersion
@@ -44,6 +47,8 @@ public struct ForgottenUser: Sendable, Hashable, Codable {
 
 /// A key this provider cannot use, or a configuration that has none. Never holds key bytes.
 public struct KeyError: Error, CustomStringConvertible {
+    /// What went wrong; it names keys and files, never key bytes.
     public var description: String
+    /// An error saying `description`.
     public init(_ description: String) { self.description = description }
 }

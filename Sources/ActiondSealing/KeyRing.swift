@@ -6,11 +6,13 @@ import Foundation
 /// unwrapped data keys. Builds each batch's sealer from the wrapped keys and fences the
 /// database holds for the batch's users.
 public final class KeyRing: Sendable {
+    /// Where the KEK, the intake keys and the list of forgotten users come from.
     public let provider: any KeyProvider
     package let cache: KeyCache
     /// Off only for the benchmark's sealing-off run: protected text is then stored unsealed.
     package let sealing: Bool
 
+    /// A key ring over `provider`, with an empty cache of data keys and sealing on.
     public convenience init(provider: any KeyProvider) {
         self.init(provider: provider, cache: KeyCache(), sealing: true)
     }
@@ -39,7 +41,7 @@ public final class KeyRing: Sendable {
                 continue
             }
             // During a KEK rotation a key has a wrapping under each KEK: use one this provider holds.
-            guard stored.kekID == provider.kekID || !keys.contains(where: { $0.userID == stored.userID && $0.version == stored.version && $0.kekID == provider.kekID }) else { continue }
+            guard stored.kekID == provider.kekID || !keys.contains(where: { ExactString($0.userID) == id && $0.version == stored.version && $0.kekID == provider.kekID }) else { continue }
             let key = try await provider.unwrap(stored.wrapped, kekID: stored.kekID)
             cache.store(user: stored.userID, version: stored.version, wrapped: stored.wrapped, key: key)
             users[id, default: .init()].keys[stored.version] = key

@@ -23,6 +23,7 @@ package enum ActiondProcess {
         /// Waits for it to exit (without blocking a thread).
         package func exit() async throws -> Result {
             let output = try await child.exit()
+            TestWatchdog.reaped(child.pid)
             return Result(status: output.status, standardOutput: output.standardOutput, standardError: output.standardError)
         }
     }
@@ -33,11 +34,13 @@ package enum ActiondProcess {
     package static func start(_ arguments: [String], database: DatabaseURL?, input: String? = nil,
                               executable: String = "actiond", logLevel: String = "warning",
                               environment: [String: String?] = [:]) throws -> Running {
-        Running(child: try ProcessRunner.spawn(
+        let child = try ProcessRunner.spawn(
             TestPaths.executable(executable), arguments,
             environment: ["DATABASE_URL": database?.string, "ACTIOND_LOG_LEVEL": logLevel, "ACTIOND_KEY_FILE": TestKeys.path]
                 .merging(environment) { $1 },
-            input: input))
+            input: input)
+        TestWatchdog.started(child.pid, ([executable] + arguments).joined(separator: " "))
+        return Running(child: child)
     }
 
     /// Runs `actiond ARGUMENTS` to completion.

@@ -25,8 +25,15 @@ package struct TestDatabase: Sendable {
 
     package static func with<Result>(
         migrated: Bool = true,
+        test: String = #function, file: String = #fileID,
         _ body: (TestDatabase) async throws -> Result
     ) async throws -> Result {
+        try await TestWatchdog.tracking("test database of \(file): \(test)") {
+            try await open(migrated: migrated, body)
+        }
+    }
+
+    private static func open<Result>(migrated: Bool, _ body: (TestDatabase) async throws -> Result) async throws -> Result {
         var logger = Logger(label: "actiond.tests")
         logger.logLevel = .warning
         let server = try await TestServer.shared.url(logger: logger)
@@ -74,6 +81,7 @@ actor TestServer {
     private var starting: Task<DatabaseURL, any Error>?
 
     func url(logger: Logger) async throws -> DatabaseURL {
+        TestWatchdog.arm()
         if let starting { return try await starting.value }
         // A task, so that tests asking while the cluster starts wait for the same start.
         let task = Task<DatabaseURL, any Error> {

@@ -10,7 +10,9 @@ import PostgresNIO
 /// A real PostgreSQL database for a team's tests of its handlers, through actiond's own
 /// worker: one embedded cluster per test run (started from the machine's PostgreSQL server
 /// programs; `DATABASE_URL` for a server of your own), a fresh database per call, migrated
-/// with your handlers (their report views included), dropped afterwards.
+/// with your handlers (their report views included), dropped afterwards. A test process still
+/// running after `ACTIOND_TEST_TIME_LIMIT_MINUTES` (default 12; 0 turns it off) is taken as
+/// hung: it prints the tests whose databases are still open and exits with status 124.
 ///
 /// ```swift
 /// try await ActiondTestDatabase.with(handlers: [OrderReadyHandler()]) { db in
@@ -29,9 +31,10 @@ public struct ActiondTestDatabase: Sendable {
 
     /// Runs `body` with a fresh database migrated with `handlers` beside the built-in ones.
     public static func with<Result: Sendable>(handlers: [any CategoryHandler] = [],
+                                              test: String = #function, file: String = #fileID,
                                               _ body: (ActiondTestDatabase) async throws -> Result) async throws -> Result {
         let set = try CategoryHandlers(handlers)
-        return try await TestDatabase.with { database in
+        return try await TestDatabase.with(test: test, file: file) { database in
             _ = try await Migrator(client: database.client, logger: database.logger, handlers: set).migrate()
             return try await body(ActiondTestDatabase(database: database, handlers: set))
         }
@@ -54,6 +57,7 @@ public struct ActiondTestDatabase: Sendable {
         public var position: Int64?
         /// SQLSTATE and message of a refusal (they name the field and the rule).
         public var errorCode: String?
+        /// The refusal's message; nil when the event was accepted or a duplicate.
         public var message: String?
     }
 
@@ -67,7 +71,7 @@ public struct ActiondTestDatabase: Sendable {
     /// Runs actiond's workers, with the handlers, until no event is left waiting for an
     /// outcome (held responses and stashes are not waited for, as `actiond work --drain`).
     public func work(concurrency: Int = 2) async throws {
-        try await Workers(client: database.client, keys: TestKeys.shared, handler: EventRouter(handlers: handlers),
+        try await Workers(client: database.client, keys: TestKeys.shared, router: EventRouter(handlers: handlers),
                           configuration: WorkerConfiguration(concurrency: concurrency, drain: true), logger: database.logger).run()
     }
 

@@ -26,7 +26,7 @@ struct BoundedWaitTests {
 
     @Test func aProducerHoldingAnotherUsersLockDoesNotHoldUpTheRecordingBatch() async throws {
         try await TestDatabase.with { db in
-            let workers = Workers(client: db.client, keys: TestKeys.shared, handler: EventRouter(rules: ResponseRules(holdWindow: .seconds(600))),
+            let workers = Workers(client: db.client, keys: TestKeys.shared, router: EventRouter(rules: ResponseRules(holdWindow: .seconds(600))),
                                   configuration: WorkerConfiguration(concurrency: 2, batchSize: 50), logger: db.logger)
             let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: workers.serviceConfigurations, logger: db.logger))
             try await withThrowingTaskGroup(of: Void.self) { tasks in

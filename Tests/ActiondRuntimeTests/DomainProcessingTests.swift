@@ -14,7 +14,7 @@ import Testing
 struct DomainProcessingTests {
     static func drain(_ db: TestDatabase, holdWindow: Duration = .seconds(600), concurrency: Int = 4, batchSize: Int = 50) async throws {
         let configuration = WorkerConfiguration(concurrency: concurrency, batchSize: batchSize, drain: true)
-        try await Workers(client: db.client, keys: TestKeys.shared, handler: EventRouter(rules: ResponseRules(holdWindow: holdWindow)),
+        try await Workers(client: db.client, keys: TestKeys.shared, router: EventRouter(rules: ResponseRules(holdWindow: holdWindow)),
                              configuration: configuration, logger: db.logger).run()
     }
 
@@ -109,7 +109,7 @@ struct DomainProcessingTests {
         try await TestDatabase.with { db in
             try await Self.submit([Line.respond("orphan", request: "never-sent", action: "ACCEPT_ACTION")], to: db)
             let configuration = WorkerConfiguration(concurrency: 2, batchSize: 10, pollInterval: .seconds(30))
-            let pool = Workers(client: db.client, keys: TestKeys.shared, handler: EventRouter(rules: ResponseRules(holdWindow: .milliseconds(300))),
+            let pool = Workers(client: db.client, keys: TestKeys.shared, router: EventRouter(rules: ResponseRules(holdWindow: .milliseconds(300))),
                                   configuration: configuration, logger: db.logger)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await pool.run() }
@@ -194,7 +194,7 @@ struct DomainProcessingTests {
                 try await Self.submit(lines, to: db)
                 var configuration = WorkerConfiguration(concurrency: 2, batchSize: 3, drain: true)
                 configuration.stateCacheCapacity = capacity
-                let workers = Workers(client: db.client, keys: TestKeys.shared, handler: EventRouter(rules: ResponseRules(holdWindow: .seconds(600))),
+                let workers = Workers(client: db.client, keys: TestKeys.shared, router: EventRouter(rules: ResponseRules(holdWindow: .seconds(600))),
                                       configuration: configuration, logger: db.logger)
                 try await workers.run()
                 if capacity == 0 {

@@ -17,7 +17,7 @@ struct FairnessTests {
             try await WorkerEvents.submit([WorkerEvents.json("newcomer-1", user: "newcomer")], to: db)
             // One task, small batches: one user per batch.
             let configuration = WorkerConfiguration(concurrency: 1, batchSize: 5, drain: true)
-            try await Workers(client: db.client, keys: TestKeys.shared, handler: EventRouter(), configuration: configuration, logger: db.logger).run()
+            try await Workers(client: db.client, keys: TestKeys.shared, router: EventRouter(), configuration: configuration, logger: db.logger).run()
 
             let before = try await db.scalar("""
                 SELECT count(*) FROM actiond.outcomes o JOIN actiond.events e USING (position)

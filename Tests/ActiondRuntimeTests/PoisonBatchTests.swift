@@ -25,7 +25,7 @@ struct PoisonBatchTests {
 
     static func drain(_ db: TestDatabase) async throws {
         let configuration = WorkerConfiguration(concurrency: 4, batchSize: 50, drain: true, retry: retry)
-        try await Workers(client: db.client, keys: TestKeys.shared, handler: EventRouter(rules: ResponseRules(holdWindow: .seconds(600))),
+        try await Workers(client: db.client, keys: TestKeys.shared, router: EventRouter(rules: ResponseRules(holdWindow: .seconds(600))),
                           configuration: configuration, logger: db.logger).run()
     }
 
@@ -172,7 +172,7 @@ struct PoisonBatchTests {
             let configuration = WorkerConfiguration(concurrency: 2, batchSize: 50, drain: true,
                                                     retry: RetryPolicy(maxAttempts: 1, baseDelay: .milliseconds(10)))
             let workers = Task {
-                try await Workers(client: db.client, keys: TestKeys.shared, handler: EventRouter(rules: ResponseRules(holdWindow: .seconds(600))),
+                try await Workers(client: db.client, keys: TestKeys.shared, router: EventRouter(rules: ResponseRules(holdWindow: .seconds(600))),
                                   configuration: configuration, logger: db.logger).run()
             }
             try await Task.sleep(for: .seconds(2))
@@ -196,7 +196,7 @@ struct PoisonBatchTests {
             try await db.client.query("ALTER SCHEMA actiond RENAME TO actiond_away", logger: db.logger).drain()
             let configuration = WorkerConfiguration(concurrency: 2, batchSize: 50, drain: true, retry: RetryPolicy(maxAttempts: 1))
             let workers = Task {
-                try await Workers(client: db.client, keys: TestKeys.shared, handler: EventRouter(rules: ResponseRules(holdWindow: .seconds(600))),
+                try await Workers(client: db.client, keys: TestKeys.shared, router: EventRouter(rules: ResponseRules(holdWindow: .seconds(600))),
                                   configuration: configuration, logger: db.logger).run()
             }
             try await Task.sleep(for: .seconds(2))

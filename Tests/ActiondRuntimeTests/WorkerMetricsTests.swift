@@ -12,7 +12,7 @@ struct WorkerMetricsTests {
             try await WorkerEvents.submit([WorkerEvents.json("doomed", user: "zoe")], to: db)
             let metrics = TestMetrics()
             let configuration = WorkerConfiguration(concurrency: 2, batchSize: 50, drain: true, retry: RetryPolicy(maxAttempts: 1))
-            try await Workers(client: db.client, keys: TestKeys.shared, handler: CheckingRouter(failing: ["doomed"]), configuration: configuration,
+            try await Workers(client: db.client, keys: TestKeys.shared, router: CheckingRouter(failing: ["doomed"]), configuration: configuration,
                                  logger: db.logger, metricsFactory: metrics).run()
 
             #expect(metrics.counterTotal(label: "actiond_events_total", dimensions: [("outcome", "applied")]) == 300)

@@ -13,7 +13,7 @@ struct WorkerPoolTests {
     static func drain(_ db: TestDatabase, handler: any EventRouting, concurrency: Int = 4, batchSize: Int = 50,
                       retry: RetryPolicy = RetryPolicy()) async throws {
         let configuration = WorkerConfiguration(concurrency: concurrency, batchSize: batchSize, drain: true, retry: retry)
-        try await Workers(client: db.client, keys: TestKeys.shared, handler: handler, configuration: configuration, logger: db.logger).run()
+        try await Workers(client: db.client, keys: TestKeys.shared, router: handler, configuration: configuration, logger: db.logger).run()
     }
 
     @Test func fourWorkersKeepEachUsersOrderAndNeverOverlapAUser() async throws {
@@ -100,7 +100,7 @@ struct WorkerPoolTests {
     @Test func anIdleWorkerWakesOnSubmitLongBeforeItsPollInterval() async throws {
         try await TestDatabase.with { db in
             let handler = CheckingRouter()
-            let workers = Workers(client: db.client, keys: TestKeys.shared, handler: handler,
+            let workers = Workers(client: db.client, keys: TestKeys.shared, router: handler,
                                   configuration: WorkerConfiguration(concurrency: 2, pollInterval: .seconds(3600)), logger: db.logger)
             let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: workers.serviceConfigurations, logger: db.logger))
             try await withThrowingTaskGroup(of: Void.self) { tasks in

@@ -36,6 +36,21 @@ struct KeyFileTests {
         #expect(try FileManager.default.attributesOfItem(atPath: file.forgottenListPath)[.posixPermissions] as? Int == 0o600)
     }
 
+    /// Two user ids that Swift's String calls equal (composed and decomposed é) are two people:
+    /// forgetting both keeps both on the list a restore re-applies.
+    @Test func lookAlikeUsersStayApartOnTheForgottenList() async throws {
+        let path = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path); try? FileManager.default.removeItem(atPath: path + ".forgotten") }
+        let file = try KeyFile.create(at: path)
+        let composed = "jos\u{e9}", decomposed = "jose\u{301}"
+        try await file.record(ForgottenUser(userID: composed, throughVersion: 1, newKeyAllowed: false))
+        try await file.record(ForgottenUser(userID: decomposed, throughVersion: 3, newKeyAllowed: false))
+        let users = try await file.forgottenUsers()
+        #expect(users.count == 2)
+        #expect(users.map { Array($0.userID.unicodeScalars) } == [Array(composed.unicodeScalars), Array(decomposed.unicodeScalars)])
+        #expect(users.map(\.throughVersion) == [1, 3])
+    }
+
     @Test func cachedKeysExpireAndAreBoundedInNumber() async throws {
         let cache = KeyCache(maxEntries: 4, maxAge: .milliseconds(200))
         let key = SymmetricKey(size: .bits256)
@@ -91,7 +106,7 @@ struct KeyFileTests {
         let registry = try CategoryRegistry.parse(try Data(contentsOf: url))
         let (events, rewrites) = try EventProtection.prepare(
             [try event(sealedLine, position: 1, type: .notificationResponse), try event(sealedMessage, position: 2, type: .notificationSent)],
-            handler: handler, categories: registry, sealer: sealer)
+            router: handler, categories: registry, sealer: sealer)
         guard case .response(let response)? = events[0].input else { Issue.record("not a response"); return }
         #expect(response.text?.text == "see you")
         guard case .sent(_, let payload)? = events[1].input else { Issue.record("not a notification"); return }
@@ -106,7 +121,7 @@ struct KeyFileTests {
             LoggedEvent(position: $0.position, id: $0.id, type: $0.type, userID: $0.userID, occurredAt: $0.occurredAt,
                         data: $0.storedData!, submittedAt: $0.submittedAt)
         }
-        let reread = try EventProtection.prepare(again, handler: handler, categories: registry, sealer: sealer)
+        let reread = try EventProtection.prepare(again, router: handler, categories: registry, sealer: sealer)
         #expect(reread.rewrites.isEmpty)
         guard case .response(let response2)? = reread.events[0].input else { Issue.record("not a response"); return }
         #expect(response2.text?.text == "see you")
@@ -116,7 +131,7 @@ struct KeyFileTests {
         let moved = sealedLine.replacingOccurrences(of: #""id":"e1""#, with: #""id":"e9""#)
         let garbage = reply.replacingOccurrences(of: #""text":"see you""#, with: #""text_sealed":"hpke1.\#(intake.id).AAAA.BBBB""#)
         for line in [moved, garbage] {
-            let bad = try EventProtection.prepare([try event(line, position: 3, type: .notificationResponse)], handler: handler,
+            let bad = try EventProtection.prepare([try event(line, position: 3, type: .notificationResponse)], router: handler,
                                                   categories: registry, sealer: sealer)
             guard case .response(let unreadable)? = bad.events[0].input else { Issue.record("not a response"); return }
             #expect(unreadable.textUnreadable && unreadable.text == nil)
@@ -125,7 +140,7 @@ struct KeyFileTests {
 
         // The same log after a forget: forgotten, never an error.
         let forgotten = SealingTests.sealer(fences: [ForgottenUser(userID: "ana", throughVersion: 1, newKeyAllowed: false)], intake: [intake])
-        let afterForget = try EventProtection.prepare(again, handler: handler, categories: registry, sealer: forgotten)
+        let afterForget = try EventProtection.prepare(again, router: handler, categories: registry, sealer: forgotten)
         guard case .response(let response3)? = afterForget.events[0].input else { Issue.record("not a response"); return }
         #expect(response3.text == .forgotten)
     }

@@ -6,7 +6,7 @@ import PostgresNIO
 import Testing
 
 /// `actiond work --http-port`: /metrics, /health/live and /health/ready through the binary
-/// (PRODUCT.md section 8; issue 14, item 1), and the environment variables behind the flags.
+/// (docs/contract.md, "Operating"; issue 14, item 1), and the environment variables behind the flags.
 @Suite("Operations endpoint", .timeLimit(.minutes(3)))
 struct OperationsEndpointTests {
     /// The value of one sample line (`name{labels} value`) in Prometheus text, or nil.

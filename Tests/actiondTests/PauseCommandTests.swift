@@ -4,7 +4,7 @@ import Foundation
 import PostgresNIO
 import Testing
 
-/// `actiond pause|resume [--user ID]` through the binary (PRODUCT.md section 8; issue 14, item 4).
+/// `actiond pause|resume [--user ID]` through the binary (docs/contract.md, "Operating"; issue 14, item 4).
 @Suite("actiond pause and resume", .timeLimit(.minutes(3)))
 struct PauseCommandTests {
     static func events(_ prefix: String, users: [String], each: Int) -> String {

@@ -371,7 +371,7 @@ struct ProtectedTextTests {
         try await TestDatabase.with { db in
             let keys = KeyRing(provider: try KeyFile(path: keyFile))
             func drain() async throws {
-                try await Workers(client: db.client, keys: keys, handler: EventRouter(), configuration: WorkerConfiguration(concurrency: 1, drain: true),
+                try await Workers(client: db.client, keys: keys, router: EventRouter(), configuration: WorkerConfiguration(concurrency: 1, drain: true),
                                   logger: db.logger).run()
             }
             try await Self.submitSQL(Self.conversation(user, body: "b", replies: ["first"]), db)

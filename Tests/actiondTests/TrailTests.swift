@@ -70,7 +70,7 @@ struct TrailTests {
             try await Self.submitSQL(input, db)
             var configuration = WorkerConfiguration(concurrency: 2, drain: true)
             configuration.retry = RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(1))
-            try await Workers(client: db.client, keys: TestKeys.shared, handler: Failing(), configuration: configuration, logger: db.logger).run()
+            try await Workers(client: db.client, keys: TestKeys.shared, router: Failing(), configuration: configuration, logger: db.logger).run()
             #expect(try await db.scalar("SELECT status FROM actiond.report_trail WHERE event_id = 'reply'", as: String.self) == "stashed")
 
             // Still waiting: a queued event, a paused one, a held one, a stashed one, a retrying one.
@@ -86,7 +86,7 @@ struct TrailTests {
             configuration.retry = RetryPolicy(maxAttempts: 3, baseDelay: .seconds(600))
             configuration.drain = false
             let running = Task { [configuration] in
-                try await Workers(client: db.client, keys: TestKeys.shared, handler: Failing(), configuration: configuration, logger: db.logger).run()
+                try await Workers(client: db.client, keys: TestKeys.shared, router: Failing(), configuration: configuration, logger: db.logger).run()
             }
             let deadline = ContinuousClock.now.advanced(by: .seconds(60))
             while try await db.scalar("""

@@ -1,4 +1,4 @@
-/// The registry rules of PRODUCT.md section 2 that concern the set as a whole or the values
+/// The registry rules of docs/contract.md, "Categories" that concern the set as a whole or the values
 /// of fields: identifiers, uniqueness, limits, reserved names, titles, text input.
 enum CategoryValidator {
     static func problems(in categories: [NotificationCategory], handlers: CategoryHandlers) -> [CategoryProblem] {

@@ -5,6 +5,7 @@ public struct TextInput: Sendable, Hashable, Codable {
     /// Placeholder shown in the empty text field.
     public var placeholder: String
 
+    /// A text field whose send button is titled `buttonTitle`, with `placeholder` (default empty).
     public init(buttonTitle: String, placeholder: String = "") {
         self.buttonTitle = buttonTitle
         self.placeholder = placeholder

@@ -21,6 +21,7 @@ public enum EventOutcome: Sendable, Hashable {
         }
     }
 
+    /// The reason code of a rejected outcome; nil for every other outcome.
     public var reason: String? {
         if case .rejected(let reason) = self { return reason }
         return nil

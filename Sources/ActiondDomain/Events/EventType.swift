@@ -1,4 +1,4 @@
-/// The input event types of PRODUCT.md section 3.
+/// The input event types of docs/contract.md, "Input events".
 public enum EventType: String, Sendable, Hashable, CaseIterable, Codable {
     case notificationSent = "notification.sent"
     case notificationResponse = "notification.response"

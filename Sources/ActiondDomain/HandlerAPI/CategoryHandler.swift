@@ -6,7 +6,7 @@ import Foundation
 /// its notifications must carry, its settings, which actions need protected data, the state
 /// it keeps per user, and pure decisions: given the state and a checked event, an outcome,
 /// the domain events that record what changed, and revisions of earlier verdicts. actiond
-/// does the rest for every handler alike: the response checks of PRODUCT.md section 4,
+/// does the rest for every handler alike: the response checks of docs/contract.md, "Processing",
 /// device-time stamps, held responses, the stash, exactly-once effects, storage, rebuild and
 /// the report view.
 ///
@@ -80,7 +80,7 @@ public protocol CategoryHandler: Sendable {
     /// A notification of one of the handler's categories was sent. Rejecting it records
     /// nothing, not even the notification (its responses are then unknown).
     func sent(_ notification: NewNotification, to state: State?) throws -> Decision<Event>
-    /// A response that passed every check of PRODUCT.md section 4.
+    /// A response that passed every check of docs/contract.md, "Processing".
     func respond(_ response: CheckedResponse, to state: State?, shared: Shared?) throws -> Decision<Event>
     /// One of `sharedInputs` arrived.
     func handle(_ input: SharedInput, shared: Shared?) throws -> Decision<SharedEvent>
@@ -106,33 +106,53 @@ public protocol CategoryHandler: Sendable {
 }
 
 extension CategoryHandler {
+    /// Default: no required payload keys.
     public var requiredPayloadKeys: [String] { [] }
+    /// Default: no settings.
     public var settings: [HandlerSetting] { [] }
+    /// Default: `name`.
     public var stateKind: String { name }
+    /// Default: `name` followed by `_shared`.
     public var sharedKind: String { name + "_shared" }
+    /// Default: 1.
     public var eventVersion: Int { 1 }
+    /// Default: 1.
     public var stateVersion: Int { 1 }
+    /// Default: 1.
     public var sharedEventVersion: Int { 1 }
+    /// Default: 1.
     public var sharedStateVersion: Int { 1 }
+    /// Default: nil, no report view.
     public var reportView: ReportView? { nil }
+    /// Default: no shared inputs.
     public var sharedInputs: [EventType: String] { [:] }
+    /// Default: nil, responses read no shared state.
     public func sharedID(for notification: SentNotification) -> String? { nil }
+    /// Default: false, no action needs protected data.
     public func needsProtectedData(_ action: RespondedAction) -> Bool { false }
+    /// Default: false, the alert is not protected text.
     public var protectsAlert: Bool { false }
+    /// Default: applied, with no events.
     public func sent(_ notification: NewNotification, to state: State?) throws -> Decision<Event> { Decision() }
 
+    /// Default: reads an event stored with `eventVersion`; any other version throws `UnknownSchemaVersion`.
     public func decodeEvent(_ json: String, version: Int) throws -> Event {
         try Self.decodeCurrent(Event.self, json, version: version, current: eventVersion, what: "event")
     }
 
+    /// Default: reads a shared event stored with `sharedEventVersion`; any other version throws
+    /// `UnknownSchemaVersion`.
     public func decodeSharedEvent(_ json: String, version: Int) throws -> SharedEvent {
         try Self.decodeCurrent(SharedEvent.self, json, version: version, current: sharedEventVersion, what: "shared event")
     }
 
+    /// Default: reads a state stored with `stateVersion`; any other version throws `UnknownSchemaVersion`.
     public func decodeState(_ json: String, version: Int) throws -> State {
         try Self.decodeCurrent(State.self, json, version: version, current: stateVersion, what: "state")
     }
 
+    /// Default: reads shared state stored with `sharedStateVersion`; any other version throws
+    /// `UnknownSchemaVersion`.
     public func decodeShared(_ json: String, version: Int) throws -> Shared {
         try Self.decodeCurrent(Shared.self, json, version: version, current: sharedStateVersion, what: "shared state")
     }
@@ -146,15 +166,19 @@ extension CategoryHandler {
 }
 
 extension CategoryHandler where Report == NoReport {
+    /// Default for a handler without report figures: `NoReport`.
     public func report(_ state: State) -> NoReport { NoReport() }
 }
 
 extension CategoryHandler where SharedReport == NoReport {
+    /// Default for a handler without shared report figures: `NoReport`.
     public func sharedReport(_ shared: Shared) -> NoReport { NoReport() }
 }
 
 extension CategoryHandler where Shared == Never, SharedEvent == Never {
+    /// Default for a handler without shared state: applied, with no events (it has no shared inputs).
     public func handle(_ input: SharedInput, shared: Never?) throws -> Decision<Never> { Decision() }
+    /// Default for a handler without shared state: never called, as there is no shared event.
     public func applyShared(_: Never, to shared: Never?, id: String) -> Never {}
 }
 

@@ -9,6 +9,7 @@ public protocol HandlerEvent: Codable, Hashable, Sendable {
 }
 
 extension HandlerEvent {
+    /// Default: false.
     public var carriesProtectedText: Bool { false }
 }
 

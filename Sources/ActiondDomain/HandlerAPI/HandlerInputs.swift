@@ -2,6 +2,7 @@ import Foundation
 
 /// A recorded notification.sent of one of the handler's categories.
 public struct NewNotification: Sendable, Hashable {
+    /// The notification as recorded: request id, user, category, time and custom keys.
     public var notification: SentNotification
     /// The APNs payload as sent (`aps` and the custom keys). `aps.alert` may hold protected text.
     public var payload: [String: JSONValue]
@@ -23,7 +24,7 @@ public struct NewNotification: Sendable, Hashable {
     public var alertBody: ProtectedText? { payload.alertBody }
 }
 
-/// A notification.response that passed every check of PRODUCT.md section 4: its
+/// A notification.response that passed every check of docs/contract.md, "Processing": its
 /// notification is recorded and the user's, its action is the category's, its text valid.
 public struct CheckedResponse: Sendable, Hashable {
     /// Opened, dismissed, or one of the category's actions (with its text).

@@ -1,7 +1,7 @@
 /// The rules a set of handlers must keep: names a categories file can spell, one owner for
 /// every stream kind, input type and report view, settings whose defaults are valid.
 enum HandlerSetValidator {
-    /// The report views of PRODUCT.md section 5 that are not a handler's.
+    /// The report views of docs/contract.md, "Reports" that are not a handler's.
     static let coreReports: Set<String> = ["report_queue", "report_throughput", "report_latency", "report_outcomes",
                                            "report_dead_letters", "report_stash", "report_trail"]
     static let contractInputs: Set<EventType> = [.notificationSent, .notificationResponse, .protectedDataAvailable, .protectedDataUnavailable]

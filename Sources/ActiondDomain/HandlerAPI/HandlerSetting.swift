@@ -2,6 +2,7 @@
 public struct HandlerSetting: Sendable, Hashable {
     /// The name a category's `settings` uses: lowercase letters, digits and `_`.
     public var name: String
+    /// The value used when a category does not give the setting.
     public var defaultValue: Int
     /// The smallest value accepted.
     public var minimum: Int

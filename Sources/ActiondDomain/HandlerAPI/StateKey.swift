@@ -17,6 +17,7 @@ public struct StateKey: Sendable, Hashable {
         ExactString(lhs.id) == ExactString(rhs.id) && ExactString(lhs.userID) == ExactString(rhs.userID)
     }
 
+    /// Hashes the id's and the user id's bytes, as `==` compares them.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(ExactString(id))
         hasher.combine(ExactString(userID))

@@ -4,9 +4,12 @@ import Foundation
 /// which responses to one invitation or timer are resolved. Depends only on the response
 /// itself, never on when it arrived.
 public struct DeviceStamp: Sendable, Hashable, Comparable, Codable {
+    /// When the person acted, by the device's clock (the response's occurred_at).
     public var occurredAt: Date
+    /// The response event's id, which breaks ties between equal device times.
     public var eventID: String
 
+    /// The stamp of the response `eventID` that happened at `occurredAt`.
     public init(occurredAt: Date, eventID: String) {
         self.occurredAt = occurredAt
         self.eventID = eventID
@@ -21,10 +24,12 @@ public struct DeviceStamp: Sendable, Hashable, Comparable, Codable {
             : lhs.eventID.utf8.lexicographicallyPrecedes(rhs.eventID.utf8)
     }
 
+    /// Equal when the device times are equal and the event ids are equal byte for byte.
     public static func == (lhs: DeviceStamp, rhs: DeviceStamp) -> Bool {
         lhs.occurredAt == rhs.occurredAt && lhs.eventID.isExactly(rhs.eventID)
     }
 
+    /// Hashes the device time and the event id's bytes, as `==` compares them.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(occurredAt)
         hasher.combine(ExactString(eventID))

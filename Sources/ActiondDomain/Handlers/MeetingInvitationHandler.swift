@@ -7,14 +7,20 @@ public enum InvitationResponse: String, Sendable, Hashable, Codable {
 
 /// One invitee's invitation to one meeting (the report_invitations row).
 public struct Invitation: Sendable, Hashable, Codable {
+    /// The meeting invited to (the notification's MEETING_ID).
     public var meetingID: String
+    /// The invitee.
     public var userID: String
+    /// The invitee's answer: pending until an Accept or Decline applies.
     public var response: InvitationResponse = .pending
     /// The device time of the Accept or Decline that decides `response`.
     public var responded: DeviceStamp?
+    /// The device time of the latest opening of the invitation; nil when never opened.
     public var opened: DeviceStamp?
+    /// The device time of the latest dismissal of the invitation; nil when never dismissed.
     public var dismissed: DeviceStamp?
 
+    /// A pending invitation of `userID` to meeting `meetingID`, never opened or dismissed.
     public init(meetingID: String, userID: String) {
         self.meetingID = meetingID
         self.userID = userID
@@ -23,9 +29,12 @@ public struct Invitation: Sendable, Hashable, Codable {
 
 /// A meeting's status, shared by its invitations.
 public struct Meeting: Sendable, Hashable, Codable {
+    /// The meeting's id (the notification's MEETING_ID, meeting.cancelled's `meeting_id`).
     public var meetingID: String
+    /// When the meeting was cancelled (meeting.cancelled's occurred_at); nil while it is scheduled.
     public var cancelledAt: Date?
 
+    /// Meeting `meetingID`, cancelled at `cancelledAt` (default nil: scheduled).
     public init(meetingID: String, cancelledAt: Date? = nil) {
         self.meetingID = meetingID
         self.cancelledAt = cancelledAt
@@ -39,6 +48,7 @@ public enum MeetingInvitationEvent: HandlerEvent {
     case invitationOpened(meetingID: String, userID: String, at: DeviceStamp)
     case invitationDismissed(meetingID: String, userID: String, at: DeviceStamp)
 
+    /// `invitation.sent`, `invitation.answered`, `invitation.opened` or `invitation.dismissed`.
     public var name: String {
         switch self {
         case .invitationSent: "invitation.sent"
@@ -53,6 +63,7 @@ public enum MeetingInvitationEvent: HandlerEvent {
 public enum MeetingEvent: HandlerEvent {
     case meetingCancelled(meetingID: String, at: Date)
 
+    /// `meeting.cancelled`.
     public var name: String { "meeting.cancelled" }
 }
 
@@ -60,14 +71,21 @@ public enum MeetingEvent: HandlerEvent {
 /// meeting cancellation. Each invitee's invitation is their own state; the meeting's status
 /// is shared state, changed by meeting.cancelled and read by every response.
 public struct MeetingInvitationHandler: CategoryHandler {
+    /// The built-in meeting invitation handler; it has no configuration.
     public init() {}
 
+    /// Categories files name this handler `meeting_invitation`.
     public var name: String { "meeting_invitation" }
+    /// Notifications of this handler's categories must carry MEETING_ID.
     public var requiredPayloadKeys: [String] { ["MEETING_ID"] }
+    /// Invitations are stored as projections of kind `invitation`.
     public var stateKind: String { "invitation" }
+    /// Meetings are stored as projections of kind `meeting`.
     public var sharedKind: String { "meeting" }
+    /// meeting.cancelled changes the meeting its data's `meeting_id` names.
     public var sharedInputs: [EventType: String] { [.meetingCancelled: "meeting_id"] }
 
+    /// `report_invitations`: each invitee's answer to each meeting, with device times and the meeting's status.
     public var reportView: ReportView? {
         ReportView(
             name: "report_invitations",
@@ -82,7 +100,9 @@ public struct MeetingInvitationHandler: CategoryHandler {
             sharedColumns: [ReportColumn("meeting_status", .text, key: "status", whenMissing: "scheduled")])
     }
 
+    /// The invitation's id is the notification's MEETING_ID.
     public func stateID(for notification: SentNotification) -> String? { notification["MEETING_ID"] }
+    /// Responses read the meeting named by the notification's MEETING_ID.
     public func sharedID(for notification: SentNotification) -> String? { notification["MEETING_ID"] }
 
     /// ACCEPT_ACTION accepts, DECLINE_ACTION declines (byte for byte); other buttons change nothing.
@@ -127,6 +147,8 @@ public struct MeetingInvitationHandler: CategoryHandler {
         return .applied(.meetingCancelled(meetingID: input.id, at: input.occurredAt))
     }
 
+    /// The invitation after `event`: invitation.sent creates it pending; an answer, opening or dismissal
+    /// records its device time (and the answer).
     public func apply(_ event: MeetingInvitationEvent, to state: Invitation?, key: StateKey) -> Invitation {
         var invitation = state ?? Invitation(meetingID: key.id, userID: key.userID)
         switch event {
@@ -142,6 +164,8 @@ public struct MeetingInvitationHandler: CategoryHandler {
         return invitation
     }
 
+    /// The meeting after meeting.cancelled: cancelled at the event's time, unless it was cancelled
+    /// already (the first cancellation stands).
     public func applyShared(_ event: MeetingEvent, to meeting: Meeting?, id: String) -> Meeting {
         switch event {
         case .meetingCancelled(let meetingID, let time):
@@ -152,12 +176,17 @@ public struct MeetingInvitationHandler: CategoryHandler {
 
     /// report_invitations' figures of one invitation.
     public struct InvitationReport: Encodable, Sendable {
+        /// The invitee's answer (column `response`).
         public var response: InvitationResponse
+        /// The device time of the answer that decided `response` (column `responded_at`).
         public var respondedAt: Date?
+        /// The device time of the latest opening (column `opened_at`).
         public var openedAt: Date?
+        /// The device time of the latest dismissal (column `dismissed_at`).
         public var dismissedAt: Date?
     }
 
+    /// The invitation's answer and the device times of its answer, opening and dismissal.
     public func report(_ invitation: Invitation) -> InvitationReport {
         InvitationReport(response: invitation.response, respondedAt: invitation.responded?.occurredAt,
                          openedAt: invitation.opened?.occurredAt, dismissedAt: invitation.dismissed?.occurredAt)
@@ -169,6 +198,7 @@ public struct MeetingInvitationHandler: CategoryHandler {
         public var status: String
     }
 
+    /// The meeting's status: `cancelled` once cancelled, else `scheduled`.
     public func sharedReport(_ meeting: Meeting) -> MeetingReport {
         MeetingReport(status: meeting.cancelledAt == nil ? "scheduled" : "cancelled")
     }

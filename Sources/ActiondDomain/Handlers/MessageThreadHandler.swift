@@ -3,7 +3,9 @@ import Foundation
 /// One person's view of a message thread (the report_threads row). Message text is kept
 /// apart, as protected data, in the domain events.
 public struct MessageThread: Sendable, Hashable, Codable {
+    /// The thread (the notification's THREAD_ID).
     public var threadID: String
+    /// The person whose view of the thread this is.
     public var userID: String
     /// Distinct messages received in the thread.
     public var messages: Int { receivedMessageIDs.count }
@@ -11,10 +13,12 @@ public struct MessageThread: Sendable, Hashable, Codable {
     public private(set) var receivedMessageIDs: [String] = []
     /// Replies applied.
     public var replies = 0
+    /// The message the latest Mark as Read (by device time) marked; nil before any.
     public var lastReadMessageID: String?
     /// Device time of the Mark as Read that set `lastReadMessageID`.
     public var lastRead: DeviceStamp?
 
+    /// An empty thread of `userID`: no messages, no replies, no read marker.
     public init(threadID: String, userID: String) {
         self.threadID = threadID
         self.userID = userID
@@ -42,6 +46,7 @@ public enum MessageThreadEvent: HandlerEvent {
     case replyPosted(threadID: String, userID: String, text: ProtectedText, at: DeviceStamp)
     case threadRead(threadID: String, userID: String, messageID: String, at: DeviceStamp)
 
+    /// `message.received`, `reply.posted` or `thread.read`.
     public var name: String {
         switch self {
         case .messageReceived: "message.received"
@@ -50,6 +55,7 @@ public enum MessageThreadEvent: HandlerEvent {
         }
     }
 
+    /// True for message.received and reply.posted, which hold text; false for thread.read.
     public var carriesProtectedText: Bool {
         switch self {
         case .messageReceived, .replyPosted: true
@@ -60,12 +66,18 @@ public enum MessageThreadEvent: HandlerEvent {
 
 /// MESSAGE: messages received, replies (protected text), read markers.
 public struct MessageThreadHandler: CategoryHandler {
+    /// The built-in message thread handler; it has no configuration.
     public init() {}
 
+    /// Categories files name this handler `message_thread`.
     public var name: String { "message_thread" }
+    /// Notifications of this handler's categories must carry THREAD_ID and MESSAGE_ID.
     public var requiredPayloadKeys: [String] { ["THREAD_ID", "MESSAGE_ID"] }
+    /// Threads are stored as projections of kind `thread`.
     public var stateKind: String { "thread" }
 
+    /// `report_threads`: each person's threads, with messages received, replies applied and the last
+    /// message read.
     public var reportView: ReportView? {
         ReportView(
             name: "report_threads",
@@ -78,6 +90,7 @@ public struct MessageThreadHandler: CategoryHandler {
             ])
     }
 
+    /// The thread's id is the notification's THREAD_ID.
     public func stateID(for notification: SentNotification) -> String? { notification["THREAD_ID"] }
 
     /// A MESSAGE notification's alert is the message: sealed at rest.
@@ -115,6 +128,8 @@ public struct MessageThreadHandler: CategoryHandler {
         return .applied()
     }
 
+    /// The thread after `event`: a message joins the received ones (once), a reply is counted, a read
+    /// marker moves to its message.
     public func apply(_ event: MessageThreadEvent, to state: MessageThread?, key: StateKey) -> MessageThread {
         var thread = state ?? MessageThread(threadID: key.id, userID: key.userID)
         switch event {
@@ -131,11 +146,15 @@ public struct MessageThreadHandler: CategoryHandler {
 
     /// report_threads' figures of one thread (no text).
     public struct ThreadReport: Encodable, Sendable {
+        /// Distinct messages received (column `messages`).
         public var messages: Int
+        /// Replies applied (column `replies`).
         public var replies: Int
+        /// The message last marked read (column `last_read_message_id`).
         public var lastReadMessageID: String?
     }
 
+    /// The thread's counts and read marker, without any text.
     public func report(_ thread: MessageThread) -> ThreadReport {
         ThreadReport(messages: thread.messages, replies: thread.replies, lastReadMessageID: thread.lastReadMessageID)
     }

@@ -1,4 +1,4 @@
-/// Reason codes of rejected outcomes (PRODUCT.md section 4).
+/// Reason codes of rejected outcomes (docs/contract.md, "Processing").
 public enum RejectionReason: String, Sendable, Hashable, CaseIterable, Codable {
     case unknownNotification = "unknown_notification"
     case notYourNotification = "not_your_notification"
@@ -16,6 +16,7 @@ public enum RejectionReason: String, Sendable, Hashable, CaseIterable, Codable {
 }
 
 extension EventOutcome {
+    /// Rejected with one of the contract's reason codes.
     public static func rejected(_ reason: RejectionReason) -> EventOutcome {
         .rejected(reason: reason.rawValue)
     }

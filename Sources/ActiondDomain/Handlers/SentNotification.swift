@@ -3,7 +3,9 @@ import Foundation
 /// A notification as notification.sent recorded it: what a response is checked against, and
 /// what a handler reads its state's id from.
 public struct SentNotification: Sendable, Hashable, Codable {
+    /// The notification's request id (`request_id`), which its responses name.
     public var requestID: String
+    /// The user the notification was sent to; only they may respond to it.
     public var userID: String
     /// `aps.category`.
     public var category: String
@@ -12,6 +14,7 @@ public struct SentNotification: Sendable, Hashable, Codable {
     /// The payload's custom keys with string values (`MEETING_ID`, `ORDER_ID`…).
     public var keys: [String: String]
 
+    /// A recorded notification; `keys` are its custom payload keys (default none).
     public init(requestID: String, userID: String, category: String, sentAt: Date, keys: [String: String] = [:]) {
         self.requestID = requestID
         self.userID = userID
@@ -29,6 +32,8 @@ public struct SentNotification: Sendable, Hashable, Codable {
         case meetingID, timerID, threadID, messageID
     }
 
+    /// Reads the stored form, including the one from before the handler API, which kept MEETING_ID,
+    /// TIMER_ID, THREAD_ID and MESSAGE_ID in fields of their own.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         requestID = try container.decode(String.self, forKey: .requestID)
@@ -47,6 +52,7 @@ public struct SentNotification: Sendable, Hashable, Codable {
         }
     }
 
+    /// Writes the stored form, with every custom key in `keys`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(requestID, forKey: .requestID)

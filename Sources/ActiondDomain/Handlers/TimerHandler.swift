@@ -8,26 +8,37 @@ public enum TimerPhase: String, Sendable, Hashable, Codable {
 /// A timer and every Snooze / Stop given for it. The state is computed from the responses in
 /// device-time order, so it depends only on the set of responses, not on their arrival order.
 public struct TimerState: Sendable, Hashable, Codable {
+    /// What a response to a timer asks: snooze it or stop it.
     public enum Kind: String, Sendable, Hashable, Codable { case snooze, stop }
 
+    /// One Snooze or Stop given for the timer, with its device time.
     public struct Response: Sendable, Hashable, Codable {
+        /// Snooze or stop.
         public var kind: Kind
+        /// When the person gave it, on the device, with the event id to break ties.
         public var at: DeviceStamp
 
+        /// A `kind` response given at `at`.
         public init(kind: Kind, at: DeviceStamp) {
             self.kind = kind
             self.at = at
         }
     }
 
+    /// The timer (the notification's TIMER_ID).
     public var timerID: String
+    /// The user the timer belongs to.
     public var userID: String
+    /// How long a snooze defers the timer, in seconds: the category's snooze_seconds (default 540).
     public var snoozeSeconds: Int
+    /// How many snoozes apply (the category's max_snoozes, default 10); any further one is rejected snooze_limit.
     public var maxSnoozes: Int
+    /// Every Snooze and Stop given, applied or rejected, in device-time order.
     public private(set) var responses: [Response] = []
     /// When it last fired (a TIMER_EXPIRED after the first); nil when it fired only once.
     public var refiredAt: Date?
 
+    /// An expired timer with no responses; `snoozeSeconds` and `maxSnoozes` default to 540 and 10, as the settings do.
     public init(timerID: String, userID: String, snoozeSeconds: Int = 540, maxSnoozes: Int = 10) {
         self.timerID = timerID
         self.userID = userID
@@ -38,9 +49,13 @@ public struct TimerState: Sendable, Hashable, Codable {
     /// The responses applied in device-time order: what the timer looks like now, and the
     /// verdict on each response.
     public struct Fold: Sendable, Hashable {
+        /// Expired, snoozed or stopped.
         public var phase: TimerPhase = .expired
+        /// When the latest applied snooze makes the timer fire again; nil before any snooze and after a stop.
         public var firesAt: Date?
+        /// Snoozes applied (rejected ones do not count).
         public var snoozeCount = 0
+        /// Each response's outcome, by its device stamp: applied, or rejected snooze_limit or timer_stopped.
         public var verdicts: [DeviceStamp: EventOutcome] = [:]
 
         package init(phase: TimerPhase = .expired, firesAt: Date? = nil, snoozeCount: Int = 0, verdicts: [DeviceStamp: EventOutcome] = [:]) {
@@ -51,6 +66,7 @@ public struct TimerState: Sendable, Hashable, Codable {
         }
     }
 
+    /// `responses` folded in device-time order: the timer now and the verdict on each response.
     public var fold: Fold {
         var fold = Fold()
         for response in responses.sorted(by: { $0.at < $1.at }) {
@@ -98,6 +114,7 @@ public enum TimerEvent: HandlerEvent {
     /// The timer fired again (a later TIMER_EXPIRED for the same timer).
     case timerRefired(timerID: String, userID: String, at: Date)
 
+    /// `timer.expired`, `timer.snoozed`, `timer.stopped`, `timer.response_rejected` or `timer.refired`.
     public var name: String {
         switch self {
         case .timerExpired: "timer.expired"
@@ -115,15 +132,21 @@ public struct TimerHandler: CategoryHandler {
     /// latest accepted occurred_at (2099-12-31) still lands on a time actiond stores.
     public static let longestSnooze = 366 * 86_400
 
+    /// The built-in timer handler; it has no configuration (categories give its settings).
     public init() {}
 
+    /// Categories files name this handler `timer`.
     public var name: String { "timer" }
+    /// Notifications of this handler's categories must carry TIMER_ID.
     public var requiredPayloadKeys: [String] { ["TIMER_ID"] }
+    /// Timers are stored as projections of kind `timer`.
     public var stateKind: String { "timer" }
+    /// snooze_seconds (default 540, from 1 to `longestSnooze`) and max_snoozes (default 10, at least 0).
     public var settings: [HandlerSetting] {
         [HandlerSetting("snooze_seconds", default: 540, minimum: 1, maximum: TimerHandler.longestSnooze), HandlerSetting("max_snoozes", default: 10)]
     }
 
+    /// `report_timers`: each timer's state, when a snoozed one fires again, and the snoozes applied.
     public var reportView: ReportView? {
         ReportView(
             name: "report_timers",
@@ -136,6 +159,7 @@ public struct TimerHandler: CategoryHandler {
             ])
     }
 
+    /// The timer's id is the notification's TIMER_ID.
     public func stateID(for notification: SentNotification) -> String? { notification["TIMER_ID"] }
 
     /// SNOOZE_ACTION snoozes, STOP_ACTION stops (byte for byte); other buttons change nothing.
@@ -184,6 +208,8 @@ public struct TimerHandler: CategoryHandler {
         return Decision(outcome, created + [event], revised: revised)
     }
 
+    /// The timer after `event`: timer.expired creates it with its settings (an existing timer is kept),
+    /// a Snooze or Stop (applied or rejected) joins its responses, timer.refired records the latest firing.
     public func apply(_ event: TimerEvent, to state: TimerState?, key: StateKey) -> TimerState {
         var timer = state ?? TimerState(timerID: key.id, userID: key.userID)
         switch event {
@@ -203,11 +229,15 @@ public struct TimerHandler: CategoryHandler {
 
     /// report_timers' figures of one timer.
     public struct TimerReport: Encodable, Sendable {
+        /// The timer's phase (column `state`).
         public var phase: TimerPhase
+        /// When the latest applied snooze makes the timer fire again (column `fires_at`).
         public var firesAt: Date?
+        /// Snoozes applied (column `snooze_count`).
         public var snoozeCount: Int
     }
 
+    /// The timer's phase, next firing and snoozes applied, from its fold.
     public func report(_ timer: TimerState) -> TimerReport {
         let fold = timer.fold
         return TimerReport(phase: fold.phase, firesAt: fold.firesAt, snoozeCount: fold.snoozeCount)

@@ -20,16 +20,19 @@ public enum JSONValue: Sendable, Hashable {
         }
     }
 
+    /// The string, when the value is a string; nil otherwise.
     public var stringValue: String? {
         if case .string(let value) = self { return value }
         return nil
     }
 
+    /// The members, when the value is an object; nil otherwise.
     public var objectValue: [String: JSONValue]? {
         if case .object(let value) = self { return value }
         return nil
     }
 
+    /// The elements, when the value is an array; nil otherwise.
     public var arrayValue: [JSONValue]? {
         if case .array(let value) = self { return value }
         return nil
@@ -41,12 +44,14 @@ public enum JSONValue: Sendable, Hashable {
         return Int(value)
     }
 
+    /// The member `key` of an object; nil when it is absent or the value is not an object.
     public subscript(key: String) -> JSONValue? {
         objectValue?[key]
     }
 }
 
 extension JSONValue: Codable {
+    /// Reads any JSON value; every number becomes a `Double`.
     public init(from decoder: any Decoder) throws {
         // The Decoder API cannot ask a value's type, only try one and catch the error, and a
         // failed try costs an error allocation. Strings and objects come first: they are
@@ -67,6 +72,7 @@ extension JSONValue: Codable {
         }
     }
 
+    /// Writes the value as JSON; a number with no fractional part (below 9e15) is written as an integer.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {

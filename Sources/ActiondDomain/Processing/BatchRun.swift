@@ -55,15 +55,15 @@ package struct BatchRun: Sendable {
     /// Decides `events` in position order. Changed rows are encoded once at the end; when
     /// one cannot be encoded, the batch (pure, so repeatable) runs again with each decision's
     /// rows encoded as it is applied, and the event that produced the unencodable row fails.
-    package static func run(_ events: [LoggedEvent], handler: any EventRouting, state: WorkingSet,
+    package static func run(_ events: [LoggedEvent], router: any EventRouting, state: WorkingSet,
                            stash: [ExactString: [LoggedEvent]] = [:], retry: RetryPolicy, now: Date) async throws -> BatchRun {
-        var run = try await decide(events, handler: handler, state: state, stash: stash, retry: retry, now: now)
+        var run = try await decide(events, router: router, state: state, stash: stash, retry: retry, now: now)
         do {
             try run.state.encodeChangedRows()
         } catch {
             var careful = state
             careful.careful = true
-            run = try await decide(events, handler: handler, state: careful, stash: stash, retry: retry, now: now)
+            run = try await decide(events, router: router, state: careful, stash: stash, retry: retry, now: now)
         }
         return run
     }
@@ -71,15 +71,15 @@ package struct BatchRun: Sendable {
     /// Integrates `user`'s stash alone, without an input event of theirs: what `actiond
     /// forget` does (no protected_data.available of a forgotten user can follow), each stashed
     /// event getting its final outcome, as if their data had become available.
-    package static func integrateStash(of user: String, stash: [LoggedEvent], handler: any EventRouting, state: WorkingSet,
+    package static func integrateStash(of user: String, stash: [LoggedEvent], router: any EventRouting, state: WorkingSet,
                                        now: Date) async throws -> BatchRun {
         var run = BatchRun(state: state, stash: [ExactString(user): stash])
-        try await run.integrate(user: user, handler: handler, now: now)
+        try await run.integrate(user: user, router: router, now: now)
         try run.state.encodeChangedRows()
         return run
     }
 
-    private static func decide(_ events: [LoggedEvent], handler: any EventRouting, state: WorkingSet,
+    private static func decide(_ events: [LoggedEvent], router: any EventRouting, state: WorkingSet,
                                stash: [ExactString: [LoggedEvent]], retry: RetryPolicy, now: Date) async throws -> BatchRun {
         var run = BatchRun(state: state, stash: stash)
         var waiting: Set<ExactString> = []  // users whose failed event blocks their later ones
@@ -87,11 +87,11 @@ package struct BatchRun: Sendable {
             do {
                 // Deciding changes nothing; only a decision that succeeded is applied. An
                 // integration can fail midway, so it runs on a copy, kept only if it succeeds.
-                let result = try await handler.handle(event, in: run.state, now: now)
+                let result = try await router.handle(event, in: run.state, now: now)
                 if result.integratesStash {
                     var attempt = run
                     try attempt.apply(result, of: event)
-                    try await attempt.integrate(user: event.userID, handler: handler, now: now)
+                    try await attempt.integrate(user: event.userID, router: router, now: now)
                     run = attempt
                 } else {
                     try run.apply(result, of: event)
@@ -131,13 +131,13 @@ package struct BatchRun: Sendable {
     }
 
     /// Runs the user's stashed events again, in order; each gets its final outcome.
-    private mutating func integrate(user: String, handler: any EventRouting, now: Date) async throws {
+    private mutating func integrate(user: String, router: any EventRouting, now: Date) async throws {
         // In position order: a held response re-queued and stashed in this batch may be older
         // than entries stashed by earlier batches.
         guard let pending = stash.removeValue(forKey: ExactString(user))?.sorted(by: { $0.position < $1.position }),
               !pending.isEmpty else { return }
         for event in pending {
-            let result = try await handler.handle(event, in: state, now: now)
+            let result = try await router.handle(event, in: state, now: now)
             try applyEffects(result, of: event)
             let outcome: EventOutcome
             switch result.verdict {
@@ -180,5 +180,5 @@ package struct BatchRun: Sendable {
 /// A stashed event that its handler would not decide once protected data was available.
 package struct StashIntegrationError: Error, CustomStringConvertible {
     package var position: Int64
-    package var description: String { "stashed event at position \(position) could not be integrated: its handler did not decide it" }
+    package var description: String { "stashed event at position \(position) could not be integrated: its router did not decide it" }
 }

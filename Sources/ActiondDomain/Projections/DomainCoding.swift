@@ -3,6 +3,8 @@ import Foundation
 /// The JSON form of domain events and projection states: sorted keys, times as
 /// `MicrosecondTimestamp` text.
 public enum DomainCoding {
+    /// `value` as JSON text: sorted keys, unescaped slashes, times as RFC 3339 text with microseconds
+    /// (a time outside 1900 to 2105 throws).
     public static func encode<T: Encodable>(_ value: T) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -13,6 +15,7 @@ public enum DomainCoding {
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 
+    /// Reads a `type` from JSON text that `encode(_:)` wrote.
     public static func decode<T: Decodable>(_ type: T.Type, from text: String) throws -> T {
         try decode(type, from: text, userInfo: [:])
     }

@@ -45,6 +45,7 @@ public struct ProtectedText: Sendable, Hashable, Codable, CustomStringConvertibl
         }
     }
 
+    /// The same as `description`: never the text.
     public var debugDescription: String { description }
 
     // MARK: stored form

@@ -2,9 +2,11 @@ import ArgumentParser
 import Configuration
 import Foundation
 
-/// The `ACTIOND_*` environment variables behind the command-line flags (PRODUCT.md section 8),
-/// read through swift-configuration: `--batch-size` is `ACTIOND_BATCH_SIZE`. A flag wins over
-/// its variable; a variable that is set but malformed is refused naming it, as a bad flag is.
+/// The one reader of the environment: the `ACTIOND_*` variables behind the command-line flags,
+/// read through swift-configuration (`--batch-size` is `ACTIOND_BATCH_SIZE`), with
+/// `DATABASE_URL` and the terminal's `COLUMNS`. A flag wins over its variable; a variable that
+/// is set but malformed is refused naming it, as a bad flag is. The modules below the command
+/// line (runtime, PostgreSQL) are handed resolved values and read no environment.
 struct EnvironmentSettings: Sendable {
     private let reader: ConfigReader
 
@@ -25,6 +27,16 @@ struct EnvironmentSettings: Sendable {
 
     func string(_ flag: String) -> String? {
         reader.string(forKey: key(flag)).flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// `ACTIOND_DATABASE_URL`, else the conventional `DATABASE_URL`.
+    var databaseURL: String? {
+        string("database-url") ?? reader.string(forKey: ConfigKey(["database", "url"])).flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// The terminal's width (`COLUMNS`), when the shell exports it.
+    var terminalColumns: Int? {
+        reader.string(forKey: ConfigKey(["columns"])).flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil }
     }
 
     func int(_ flag: String) throws -> Int? {

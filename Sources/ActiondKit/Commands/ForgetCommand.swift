@@ -29,7 +29,7 @@ struct ForgetCommand: AsyncParsableCommand {
         let keys = try options.keyRing(command: "forget", logger: logger)
         try await Database.withClient(options.database, logger: logger) { client, _ in
             try await Migrator(client: client, logger: logger, handlers: Installed.handlers).prepare()
-            let forgetting = Forgetting(client: client, keys: keys, handler: EventRouter(handlers: Installed.handlers), logger: logger)
+            let forgetting = Forgetting(client: client, keys: keys, router: EventRouter(handlers: Installed.handlers), logger: logger)
             if allowNewKey {
                 try await forgetting.allowNewKey(user)
                 print("the user's events are accepted again, under a new key; text sealed under their old keys stays unreadable")

@@ -41,16 +41,25 @@ package struct GlobalOptions: ParsableArguments {
     /// Whether logs (and the lines a command reports to standard error) are JSON objects.
     package var logsJSON: Bool { logFormat == "json" }
 
+    /// The database and key file, each flag else its variable: what the runtime is given
+    /// (it reads no environment of its own).
     package var database: DatabaseOptions {
-        DatabaseOptions(url: databaseURL ?? environment.string("database-url"),
+        DatabaseOptions(url: databaseURL ?? environment.databaseURL,
                         dataDirectory: dataDirectory ?? environment.string("data-dir"),
-                        binDirectory: binDirectory ?? environment.string("pg-bindir"))
+                        binDirectory: binDirectory ?? environment.string("pg-bindir"),
+                        keyFile: keyFile ?? environment.string("key-file"))
+    }
+
+    /// The key file a command would use: the configured one, else the embedded cluster's own;
+    /// nil for a server database without one.
+    package func keyFilePath() throws -> String? {
+        try KeyConfiguration.keyFilePath(database: database)
     }
 
     /// The keys of a command that seals or opens protected text; refused for a server
     /// database without a key file, with a sentence naming the setting.
     package func keyRing(command: String, logger: Logger) throws -> KeyRing {
-        try KeyConfiguration.keyRing(keyFile ?? environment.string("key-file"), database: database, command: command, logger: logger)
+        try KeyConfiguration.keyRing(database: database, command: command, logger: logger)
     }
 
     /// Sets up logging to standard error (once per process) and returns the command's logger.

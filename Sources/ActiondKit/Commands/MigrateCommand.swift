@@ -22,9 +22,9 @@ struct MigrateCommand: AsyncParsableCommand {
             // With a key file (configured, or the embedded database's own): the forgotten list
             // beside the KEK is applied again (a database restored from an older backup), and
             // the intake public key published for producers. Without one, workers do it at start.
-            if try KeyConfiguration.keyFilePath(options.keyFile ?? EnvironmentSettings.current.string("key-file"), database: options.database) != nil {
+            if try options.keyFilePath() != nil {
                 let keys = try options.keyRing(command: "migrate", logger: logger)
-                let again = try await Forgetting(client: client, keys: keys, handler: EventRouter(handlers: Installed.handlers), logger: logger).reapply()
+                let again = try await Forgetting(client: client, keys: keys, router: EventRouter(handlers: Installed.handlers), logger: logger).reapply()
                 if again > 0 { print("forgot \(again) user(s) again from the key file's forgotten list (the database was older than their forget)") }
                 if let intake = keys.provider.intakeKeys.first { try await KeyStore.publish(intake.publicKey, client: client, logger: logger) }
             }

@@ -46,7 +46,7 @@ struct ReportCommand: AsyncParsableCommand {
                 return
             }
             let view = try await ReportStore.resolve(name, on: client, logger: logger)
-            let width = Int(ProcessInfo.processInfo.environment["COLUMNS"] ?? "") ?? 80
+            let width = EnvironmentSettings.current.terminalColumns ?? 80
             let filter = ReportStore.TrailFilter(userID: user, requestID: requestID,
                                                  since: since.flatMap(RetentionPeriod.init).map { Date().addingTimeInterval(-Double($0.seconds)) })
             repeat {

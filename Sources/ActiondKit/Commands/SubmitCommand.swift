@@ -67,7 +67,7 @@ struct SubmitCommand: AsyncParsableCommand {
            case .object(let fields)? = try? DomainCoding.decode(JSONValue.self, from: document),
            let id = fields["kid"]?.stringValue, let raw = fields["public_key"]?.stringValue {
             key = try IntakePublicKey(id: id, base64URL: raw)
-        } else if let path = try KeyConfiguration.keyFilePath(options.keyFile ?? EnvironmentSettings.current.string("key-file"), database: options.database) {
+        } else if let path = try options.keyFilePath() {
             let ring = try options.keyRing(command: "submit", logger: logger)
             guard let own = ring.provider.intakeKeys.first?.publicKey else { throw ValidationError("key file \(path) has no intake key") }
             key = own

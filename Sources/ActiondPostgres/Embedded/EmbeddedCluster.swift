@@ -50,13 +50,12 @@ package struct EmbeddedCluster: Sendable {
         self.relocatedFrom = relocatedFrom
     }
 
-    /// The cluster for `directory` (flag), else `ACTIOND_DATA_DIR`, else the default folder
-    /// for the current directory.
+    /// The cluster in `directory` (as configured: `--data-dir`, else `ACTIOND_DATA_DIR`), else in
+    /// the default folder for the current directory; its server programs in `binDirectory`, else searched.
     package static func locate(directory: String? = nil, binDirectory: String? = nil) throws -> EmbeddedCluster {
-        let environment = ProcessInfo.processInfo.environment
-        let binaries = try PostgresBinaries.locate(override: binDirectory ?? environment["ACTIOND_PG_BINDIR"])
+        let binaries = try PostgresBinaries.locate(override: binDirectory)
         let workingDirectory = FileManager.default.currentDirectoryPath
-        if let path = directory ?? environment["ACTIOND_DATA_DIR"] {
+        if let path = directory, !path.isEmpty {
             let url = path.hasPrefix("/") ? URL(fileURLWithPath: path) : URL(fileURLWithPath: workingDirectory).appending(path: path)
             return EmbeddedCluster(directory: url, binaries: binaries)
         }

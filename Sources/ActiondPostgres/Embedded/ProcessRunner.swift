@@ -42,14 +42,22 @@ package enum ProcessRunner {
             return collect(status)
         }
 
-        /// Waits without blocking a thread, looking every few milliseconds.
+        /// Waits without blocking a thread, looking every few milliseconds. Cancelled (a test's
+        /// time limit, a shutdown), it kills the child and reaps it first: a stuck child never
+        /// outlives the task that waits for it.
         package func exit() async throws -> Output {
             var status: Int32 = 0
             while true {
                 let result = waitpid(pid, &status, WNOHANG)
                 if result == pid { return collect(status) }
                 if result < 0 && errno != EINTR { throw EmbeddedClusterError(.commandFailed, "waitpid failed: errno \(errno)") }
-                try await Task.sleep(for: .milliseconds(10))
+                do {
+                    try await Task.sleep(for: .milliseconds(10))
+                } catch {
+                    kill(pid, SIGKILL)
+                    _ = try? wait()
+                    throw error
+                }
             }
         }
 
@@ -72,6 +80,24 @@ package enum ProcessRunner {
         try spawn(executable, arguments, environment: environment, input: input).wait()
     }
 
+    /// Closes every descriptor above standard error in the child, so that a server it leaves
+    /// running (`pg_ctl start`) holds none of this process's pipes or sockets open. glibc has
+    /// `posix_spawn_file_actions_addclosefrom_np` since 2.34, but Swift's Glibc module does not
+    /// import it (it is behind _GNU_SOURCE), so it is looked up by name; without it, nothing.
+    private static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
+        typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        guard let symbol = addCloseFrom else { return }
+        _ = unsafeBitCast(symbol, to: AddCloseFrom.self)(&actions, 3)
+    }
+
+    nonisolated(unsafe) private static let addCloseFrom: UnsafeMutableRawPointer? = {
+        #if os(Linux)
+        return dlsym(nil, "posix_spawn_file_actions_addclosefrom_np")
+        #else
+        return nil
+        #endif
+    }()
+
     /// Starts `executable`; `input` is written to its standard input; `environment` entries are
     /// added to (or, with a nil value, removed from) this process's environment.
     package static func spawn(
@@ -88,6 +114,7 @@ package enum ProcessRunner {
         posix_spawn_file_actions_addopen(&actions, 0, files.input, O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, files.output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, files.error, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        closeInheritedDescriptors(&actions)
 
         var variables = ProcessInfo.processInfo.environment
         for (name, value) in environment { variables[name] = value }

@@ -46,16 +46,16 @@ package enum ProjectionStore {
     /// Loads every row `events`' handlers read, in rounds (a response's notification, once
     /// loaded, names the invitation it answers), locking `locking` with the first. An event
     /// whose data cannot be read names nothing here; its handler fails in the run.
-    package static func loadRounds(for events: [LoggedEvent], handler: any EventRouting, locking: [StreamKey], into state: inout WorkingSet,
+    package static func loadRounds(for events: [LoggedEvent], router: any EventRouting, locking: [StreamKey], into state: inout WorkingSet,
                                    cache: StateCache?, on connection: PostgresConnection, logger: Logger) async throws {
         var locking = locking
         for _ in 0..<4 {
             var wanted: Set<StreamKey> = []
             for event in events {
-                for key in (try? handler.streams(for: event, in: state)) ?? [] where !state.isLoaded(key) { wanted.insert(key) }
+                for key in (try? router.streams(for: event, in: state)) ?? [] where !state.isLoaded(key) { wanted.insert(key) }
             }
             if wanted.isEmpty && locking.isEmpty { break }
-            try await load(wanted, locking: locking, into: &state, catalog: handler.catalog, cache: cache, on: connection, logger: logger)
+            try await load(wanted, locking: locking, into: &state, catalog: router.catalog, cache: cache, on: connection, logger: logger)
             locking = []
         }
     }

@@ -1,7 +1,7 @@
 import Logging
 import PostgresNIO
 
-/// `actiond pause` / `actiond resume` (PRODUCT.md section 8): the SQL functions
+/// `actiond pause` / `actiond resume` (docs/contract.md, "Operating"): the SQL functions
 /// `actiond.pause(user_id)` and `actiond.resume(user_id)`; nil means everyone.
 package enum Pauses {
     /// Pauses everyone (nil) or one user; false when that pause was already in place.

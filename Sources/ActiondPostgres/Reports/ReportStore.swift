@@ -3,7 +3,7 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// The report views (`actiond.report_*`, PRODUCT.md section 5): which exist, and their rows.
+/// The report views (`actiond.report_*`, docs/contract.md, "Reports"): which exist, and their rows.
 package enum ReportStore {
     /// A report view and the one-line description its SQL comment gives.
     package struct Report: Sendable, Equatable {

@@ -8,7 +8,7 @@ import PostgresNIO
 package enum Database {
     /// The database's URL; starts the embedded cluster when no URL is configured.
     package static func resolve(_ options: DatabaseOptions, logger: Logger) async throws -> DatabaseURL {
-        if let url = options.url ?? ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty {
+        if let url = options.url {
             return try DatabaseURL(url)
         }
         let cluster = try EmbeddedCluster.locate(directory: options.dataDirectory, binDirectory: options.binDirectory)

@@ -1,18 +1,23 @@
-/// Where actiond's database is: an explicit connection string, or the embedded cluster.
+/// Where actiond's database is and which key file goes with it, as the command line resolved
+/// them (flag, else environment variable): the runtime reads no environment of its own.
 package struct DatabaseOptions: Sendable, Hashable {
-    /// `--database-url`, else `DATABASE_URL`; nil means the embedded cluster.
+    /// `--database-url`, else `ACTIOND_DATABASE_URL`, else `DATABASE_URL`; nil means the embedded cluster.
     package var url: String?
     /// The embedded cluster's folder (`--data-dir`, else `ACTIOND_DATA_DIR`, else `.actiond/postgres`).
     package var dataDirectory: String?
     /// The PostgreSQL server programs' folder (`--pg-bindir`, else `ACTIOND_PG_BINDIR`, else searched).
     package var binDirectory: String?
+    /// The key file (`--key-file`, else `ACTIOND_KEY_FILE`); nil means the embedded cluster's own, or none.
+    package var keyFile: String?
     /// Connections in the pool.
     package var maximumConnections: Int
 
-    package init(url: String? = nil, dataDirectory: String? = nil, binDirectory: String? = nil, maximumConnections: Int = 20) {
-        self.url = url
+    package init(url: String? = nil, dataDirectory: String? = nil, binDirectory: String? = nil, keyFile: String? = nil,
+                 maximumConnections: Int = 20) {
+        self.url = url.flatMap { $0.isEmpty ? nil : $0 }
         self.dataDirectory = dataDirectory
         self.binDirectory = binDirectory
+        self.keyFile = keyFile.flatMap { $0.isEmpty ? nil : $0 }
         self.maximumConnections = maximumConnections
     }
 }

@@ -16,7 +16,7 @@ package struct HTTPEndpoint: Sendable, Hashable {
     }
 }
 
-/// The worker's operations endpoint (PRODUCT.md section 8), on Hummingbird:
+/// The worker's operations endpoint (docs/contract.md, "Operating"), on Hummingbird:
 /// `GET /metrics` (the Prometheus registry's text format), `GET /health/live` (200 while
 /// the process runs) and `GET /health/ready` (200, or 503 with a one-line reason).
 package enum OperationsServer {

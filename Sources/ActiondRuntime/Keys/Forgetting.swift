@@ -24,13 +24,13 @@ package struct Forgetting: Sendable {
 
     let client: PostgresClient
     let keys: KeyRing
-    let handler: EventRouter
+    let router: EventRouter
     let logger: Logger
 
-    package init(client: PostgresClient, keys: KeyRing, handler: EventRouter, logger: Logger) {
+    package init(client: PostgresClient, keys: KeyRing, router: EventRouter, logger: Logger) {
         self.client = client
         self.keys = keys
-        self.handler = handler
+        self.router = router
         self.logger = logger
     }
 
@@ -102,12 +102,12 @@ package struct Forgetting: Sendable {
         let registry = try await CategoryStore.currentVersion(on: connection, logger: logger)
         // Fenced: every protected field reads as forgotten, and nothing is sealed.
         let sealer = try await keys.sealer(keys: [], fences: [ForgottenUser(userID: user, throughVersion: Int.max, newKeyAllowed: false)])
-        let prepared = try EventProtection.prepare(stashed, handler: handler, categories: registry, sealer: sealer).events
+        let prepared = try EventProtection.prepare(stashed, router: router, categories: registry, sealer: sealer).events
         var state = WorkingSet(categories: registry, sealer: sealer)
         state.availableRegardless = [ExactString(user)]
-        try await ProjectionStore.loadRounds(for: prepared, handler: handler, locking: [], into: &state, cache: nil,
+        try await ProjectionStore.loadRounds(for: prepared, router: router, locking: [], into: &state, cache: nil,
                                              on: connection, logger: logger)
-        let run = try await BatchRun.integrateStash(of: user, stash: prepared, handler: handler, state: state, now: Date())
+        let run = try await BatchRun.integrateStash(of: user, stash: prepared, router: router, state: state, now: Date())
         try await BatchWrite(run: run, finished: [], retries: [], claimedUsers: [user]).commit(on: connection, logger: logger)
         return prepared.count
     }

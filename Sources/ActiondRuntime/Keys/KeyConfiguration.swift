@@ -3,27 +3,27 @@ import ActiondSealing
 import Foundation
 import Logging
 
-/// Which key file a command uses: `--key-file`, else `ACTIOND_KEY_FILE`, else, for the
+/// Which key file a command uses: the configured one (`--key-file`, else `ACTIOND_KEY_FILE`,
+/// resolved by the command line into `DatabaseOptions.keyFile`), else, for the
 /// embedded database only, a key file of its own beside its cluster (made on first use, mode
 /// 0600), so that `actiond demo` and the tests need no setup. A server database without a
 /// configured key is refused: its text would be sealed under a key nobody kept.
 package enum KeyConfiguration {
     /// The key file for `database`; nil with neither a setting nor the embedded database.
-    package static func keyFilePath(_ keyFile: String?, database: DatabaseOptions) throws -> String? {
-        if let keyFile = keyFile ?? ProcessInfo.processInfo.environment["ACTIOND_KEY_FILE"], !keyFile.isEmpty { return keyFile }
-        if let url = database.url ?? ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty { return nil }
+    package static func keyFilePath(database: DatabaseOptions) throws -> String? {
+        if let keyFile = database.keyFile { return keyFile }
+        if database.url != nil { return nil }
         let cluster = try EmbeddedCluster.locate(directory: database.dataDirectory, binDirectory: database.binDirectory)
         return cluster.directory.path + ".key"
     }
 
     /// The key ring of a command that seals or opens protected text (`work`, `rebuild`,
     /// `forget`, `keys`). Makes the embedded database's key file when it is missing.
-    package static func keyRing(_ keyFile: String?, database: DatabaseOptions, command: String, logger: Logger) throws -> KeyRing {
-        guard let path = try keyFilePath(keyFile, database: database) else {
+    package static func keyRing(database: DatabaseOptions, command: String, logger: Logger) throws -> KeyRing {
+        guard let path = try keyFilePath(database: database) else {
             throw KeyError("actiond \(command) needs the key file that wraps users' data keys: pass --key-file FILE or set ACTIOND_KEY_FILE (write one with actiond keys new FILE and keep it outside the database's host and backups)")
         }
-        let explicit = (keyFile ?? ProcessInfo.processInfo.environment["ACTIOND_KEY_FILE"]).map { !$0.isEmpty } ?? false
-        if !explicit && !FileManager.default.fileExists(atPath: path) {
+        if database.keyFile == nil && !FileManager.default.fileExists(atPath: path) {
             try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             do {
                 try KeyFile.create(at: path)

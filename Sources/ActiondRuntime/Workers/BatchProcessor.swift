@@ -13,7 +13,7 @@ import PostgresNIO
 /// not applied, and its user's later events wait for its retry.
 struct BatchProcessor: Sendable {
     let client: PostgresClient
-    let handler: any EventRouting
+    let router: any EventRouting
     let configuration: WorkerConfiguration
     let metrics: WorkerMetrics
     let categories: CategoryCache
@@ -114,21 +114,21 @@ struct BatchProcessor: Sendable {
         // The users' keys and fences, read in this transaction: their protected text opened
         // for the handlers, and its at-rest form for the log.
         let sealer = try await batchSealer(for: events, on: connection)
-        let prepared = EventProtection.prepareEach(events, handler: handler, categories: registry, sealer: sealer, sealing: keys.sealing)
+        let prepared = EventProtection.prepareEach(events, router: router, categories: registry, sealer: sealer, sealing: keys.sealing)
         let events = prepared.events
         var failures = prepared.failures
         var state = WorkingSet(categories: registry, sealer: keys.sealing ? sealer : UnsealedText())
         var stash = try await load(for: events, into: &state, on: connection)
         for (user, stashed) in stash {
-            let opened = EventProtection.prepareEach(stashed, handler: handler, categories: registry, sealer: sealer, sealing: keys.sealing)
+            let opened = EventProtection.prepareEach(stashed, router: router, categories: registry, sealer: sealer, sealing: keys.sealing)
             stash[user] = opened.events
             failures.merge(opened.failures) { first, _ in first }
         }
         // An event whose stored text does not open fails alone (and a stash holding one fails
         // the event that integrates it), never the batch.
-        let handler: any EventRouting = failures.isEmpty ? handler : FailingPositions(router: handler, failures: failures)
+        let router: any EventRouting = failures.isEmpty ? router : FailingPositions(router: router, failures: failures)
 
-        let run = try await BatchRun.run(events, handler: handler, state: state, stash: stash, retry: configuration.retry,
+        let run = try await BatchRun.run(events, router: router, state: state, stash: stash, retry: configuration.retry,
                                          now: claim.databaseNow ?? Date())
         let newKeys = try await keys.wrapCreated(by: sealer)
         var retries: [BatchWrite.Retry] = []
@@ -145,7 +145,7 @@ struct BatchProcessor: Sendable {
             }
         }
         let finished = run.finished.map {
-            BatchWrite.Finished(event: $0.event, outcome: $0.outcome, error: $0.error, label: handler.outcomeLabel(for: $0.event, in: run.state))
+            BatchWrite.Finished(event: $0.event, outcome: $0.outcome, error: $0.error, label: router.outcomeLabel(for: $0.event, in: run.state))
         }
 
         let commitStart = clock.now
@@ -183,7 +183,7 @@ struct BatchProcessor: Sendable {
                          on connection: PostgresConnection) async throws -> (keys: [StoredDataKey], rewrites: [EventProtection.Rewrite]) {
         let sealer = try await batchSealer(for: events, on: connection)
         let registry = try await categories.registry(version: categoryVersion, on: connection, logger: logger)
-        let prepared = try EventProtection.prepare(events, handler: handler, categories: registry, sealer: sealer, sealing: keys.sealing)
+        let prepared = try EventProtection.prepare(events, router: router, categories: registry, sealer: sealer, sealing: keys.sealing)
         return (try await keys.wrapCreated(by: sealer), prepared.rewrites)
     }
 
@@ -208,11 +208,11 @@ struct BatchProcessor: Sendable {
     private func load(for events: [LoggedEvent], into state: inout WorkingSet,
                       on connection: PostgresConnection) async throws -> [ExactString: [LoggedEvent]] {
         var shared: Set<StreamKey> = []
-        for event in events { shared.formUnion((try? handler.sharedWrites(for: event)) ?? []) }
+        for event in events { shared.formUnion((try? router.sharedWrites(for: event)) ?? []) }
         let locking = shared.sorted()  // taken with the first load
         let unlocking = Set(events.filter { $0.type == .protectedDataAvailable }.map { ExactString($0.userID) })
         let stash = try await ProjectionStore.stash(of: unlocking.map(\.string), on: connection, logger: logger)
-        try await ProjectionStore.loadRounds(for: events + stash.values.joined(), handler: handler, locking: locking, into: &state,
+        try await ProjectionStore.loadRounds(for: events + stash.values.joined(), router: router, locking: locking, into: &state,
                                              cache: states, on: connection, logger: logger)
         return stash
     }

@@ -13,7 +13,7 @@ import ServiceLifecycle
 /// grace period runs out first, cancellation rolls them back. Nothing is lost either way.
 package struct WorkerPool: Service {
     let client: PostgresClient
-    let handler: any EventRouting
+    let router: any EventRouting
     let configuration: WorkerConfiguration
     let logger: Logger
     let metrics: WorkerMetrics
@@ -24,12 +24,12 @@ package struct WorkerPool: Service {
     package let states: StateCache?
     let keys: KeyRing
 
-    init(client: PostgresClient, keys: KeyRing, handler: any EventRouting, configuration: WorkerConfiguration, metrics: WorkerMetrics,
+    init(client: PostgresClient, keys: KeyRing, router: any EventRouting, configuration: WorkerConfiguration, metrics: WorkerMetrics,
          signals: WorkerSignals, health: WorkerHealth, logger: Logger) {
         self.keys = keys
         self.health = health
         self.client = client
-        self.handler = handler
+        self.router = router
         self.configuration = configuration
         self.metrics = metrics
         self.signals = signals
@@ -53,7 +53,7 @@ package struct WorkerPool: Service {
     private func loop(_ index: Int, signals: WorkerSignals) async throws {
         var logger = logger
         logger[metadataKey: LogKey.worker] = "\(index)"
-        let processor = BatchProcessor(client: client, handler: handler, configuration: configuration, metrics: metrics,
+        let processor = BatchProcessor(client: client, router: router, configuration: configuration, metrics: metrics,
                                        categories: categories, states: states, keys: keys, logger: logger)
         var errorDelay = Duration.milliseconds(100)
         while !signals.isStopping && !Task.isCancelled {

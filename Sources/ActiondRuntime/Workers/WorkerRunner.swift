@@ -26,14 +26,14 @@ package enum WorkerRunner {
             _ = try await Migrator(client: client, logger: logger, handlers: handlers).prepare()
             // The forgotten list beside the KEK wins over an older database (a restored backup),
             // and producers find the intake key to seal to.
-            _ = try await Forgetting(client: client, keys: keys, handler: EventRouter(handlers: handlers, rules: rules), logger: logger).reapply()
+            _ = try await Forgetting(client: client, keys: keys, router: EventRouter(handlers: handlers, rules: rules), logger: logger).reapply()
             if let intake = keys.provider.intakeKeys.first { try await KeyStore.publish(intake.publicKey, client: client, logger: logger) }
         }
         let client = PostgresClient(configuration: clientConfiguration(url, concurrency: configuration.concurrency, http: http != nil),
                                     backgroundLogger: logger)
         // With an HTTP endpoint, the workers' metrics go to a Prometheus registry it serves.
         let registry = PrometheusCollectorRegistry()
-        let workers = Workers(client: client, keys: keys, handler: EventRouter(handlers: handlers, rules: rules), configuration: configuration,
+        let workers = Workers(client: client, keys: keys, router: EventRouter(handlers: handlers, rules: rules), configuration: configuration,
                               logger: logger, metricsFactory: http == nil ? nil : PrometheusMetricsFactory(registry: registry))
         var operations: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if let http {

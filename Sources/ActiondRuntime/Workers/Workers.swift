@@ -21,7 +21,7 @@ package struct Workers: Sendable {
 
     /// `keys`: the KEK and data key cache protected text is sealed and opened with.
     /// `metricsFactory`: where the metrics go; by default the bootstrapped metrics system.
-    package init(client: PostgresClient, keys: KeyRing, handler: any EventRouting = EventRouter(),
+    package init(client: PostgresClient, keys: KeyRing, router: any EventRouting = EventRouter(),
                  configuration: WorkerConfiguration = WorkerConfiguration(), logger: Logger,
                  metricsFactory: (any MetricsFactory)? = nil) {
         let signals = WorkerSignals()
@@ -32,7 +32,7 @@ package struct Workers: Sendable {
         sweeper = HoldSweeper(client: client, interval: configuration.holdSweepInterval, logger: logger)
         pruner = ReportCounterPruner(client: client, interval: configuration.pruneInterval, logger: logger)
         sampler = QueueSampler(client: client, interval: configuration.sampleInterval, metrics: metrics, logger: logger)
-        pool = WorkerPool(client: client, keys: keys, handler: handler, configuration: configuration, metrics: metrics, signals: signals, health: health, logger: logger)
+        pool = WorkerPool(client: client, keys: keys, router: router, configuration: configuration, metrics: metrics, signals: signals, health: health, logger: logger)
         self.logger = logger
     }
 

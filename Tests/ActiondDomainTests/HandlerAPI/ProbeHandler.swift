@@ -61,6 +61,6 @@ struct ProbeRun {
         var state = WorkingSet(categories: registry ?? self.registry)
         // Rows start empty, as a fresh database's.
         for event in events { for key in try handler.streams(for: event, in: state) { state.load(key, nil) } }
-        return try await BatchRun.run(events, handler: handler, state: state, retry: RetryPolicy(maxAttempts: attempts), now: Fixtures.at(0))
+        return try await BatchRun.run(events, router: handler, state: state, retry: RetryPolicy(maxAttempts: attempts), now: Fixtures.at(0))
     }
 }

@@ -142,7 +142,7 @@ struct MisbehavingHandlerTests {
         var state = WorkingSet(categories: probe.registry)
         for event in events { for key in try probe.handler.streams(for: event, in: state) { state.load(key, nil) } }
         state.markUnreadable(StreamKey("probe", "p", user: "ana"), error: "probe state stored with schema version 9")
-        let run = try await BatchRun.run(events, handler: probe.handler, state: state, retry: RetryPolicy(maxAttempts: 3), now: Fixtures.at(0))
+        let run = try await BatchRun.run(events, router: probe.handler, state: state, retry: RetryPolicy(maxAttempts: 3), now: Fixtures.at(0))
         #expect(run.finished.map(\.event.id) == ["b-s"])
         #expect(run.failures.map(\.event.id) == ["a-s"] && run.failures.first?.error.contains("schema version 9") == true)
     }

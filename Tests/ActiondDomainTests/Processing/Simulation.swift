@@ -22,7 +22,7 @@ struct Simulation {
         for event in events + stash.values.joined() {
             for key in (try? handler.streams(for: event, in: state)) ?? [] where !state.isLoaded(key) { state.load(key, nil) }
         }
-        let run = try await BatchRun.run(events, handler: handler, state: state, stash: stash, retry: RetryPolicy(maxAttempts: 1), now: now)
+        let run = try await BatchRun.run(events, router: handler, state: state, stash: stash, retry: RetryPolicy(maxAttempts: 1), now: now)
         state = run.state
         for finished in run.finished { outcomes[finished.event.id] = finished.outcome; held.remove(finished.event.id) }
         for (key, outcome) in run.revised { outcomes[key.id.string] = outcome }

@@ -46,7 +46,7 @@ struct OrderReadyHandlerV1: CategoryHandler {
 @Suite("ORDER_READY evolution", .timeLimit(.minutes(3)))
 struct OrderReadyEvolutionTests {
     static func work(_ handlers: CategoryHandlers, _ db: TestDatabase) async throws {
-        try await Workers(client: db.client, keys: TestKeys.shared, handler: EventRouter(handlers: handlers),
+        try await Workers(client: db.client, keys: TestKeys.shared, router: EventRouter(handlers: handlers),
                              configuration: WorkerConfiguration(drain: true), logger: db.logger).run()
     }
 
