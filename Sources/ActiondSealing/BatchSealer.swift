@@ -26,7 +26,7 @@ public struct StoredDataKey: Sendable, Hashable {
 
 /// The text sealer of one worker batch: the data keys of the batch's users, unwrapped, and
 /// their fences. Seals with each user's newest key, creating the user's first key (or the
-/// first after an allowed new key) when there is none: `newKeys` are wrapped and stored in the
+/// first after an allowed new key) when there is none: the created keys (`takeCreated()`) are wrapped and stored in the
 /// batch's transaction, so that no text is ever sealed under a key that was not stored.
 package final class BatchSealer: TextSealer {
     struct UserKeys {

@@ -31,7 +31,7 @@ struct CategoryRegistryTests {
         let registry = try CategoryRegistry.parse(try Data(contentsOf: url))
         #expect(registry.categories.map(\.identifier) == ["MEETING_INVITATION", "TIMER_EXPIRED", "MESSAGE", "GENERAL"])
         let meeting = try #require(registry.category("MEETING_INVITATION"))
-        #expect(meeting.delivesDismiss)
+        #expect(meeting.deliversDismiss)
         #expect(meeting.action("ACCEPT_ACTION")?.requiresAuthentication == true)
         #expect(registry.requiredPayloadKeys["MEETING_INVITATION"] == ["MEETING_ID"])
         let timer = try #require(registry.category("TIMER_EXPIRED"))
@@ -41,7 +41,7 @@ struct CategoryRegistryTests {
         #expect(registry.requiredPayloadKeys["MESSAGE"] == ["THREAD_ID", "MESSAGE_ID"])
         #expect(message.action("REPLY_ACTION")?.textInput == TextInput(buttonTitle: "Send", placeholder: "Type your reply"))
         let general = try #require(registry.category("GENERAL"))
-        #expect(general.handler == nil && general.actions.isEmpty && general.delivesDismiss)
+        #expect(general.handler == nil && general.actions.isEmpty && general.deliversDismiss)
         #expect(registry.notes.isEmpty)
     }
 

@@ -20,6 +20,13 @@ struct BenchCommandTests {
                 #expect((json[phase]?["events_per_second"]?.doubleValue ?? 0) > 0, "\(phase)")
             }
             for key in ["p50_ms", "p95_ms", "p99_ms"] { #expect((json["latency"]?[key]?.doubleValue ?? 0) > 0, "\(key)") }
+            // CPU and WAL per event, on both sides, for the drain and for the steady load.
+            for phase in ["end_to_end", "latency"] {
+                for key in ["worker_cpu_us_per_event", "postgres_cpu_us_per_event", "wal_bytes_per_event"] {
+                    #expect((json[phase]?[key]?.doubleValue ?? 0) > 0, "\(phase).\(key)")
+                }
+            }
+            #expect(result.standardOutput.contains("B per event"), "\(result.standardOutput)")
             #expect((json["worker_peak_rss_mb"]?.doubleValue ?? 0) > 1)
             let scaling = json["scaling"]?.arrayValue ?? []
             #expect(scaling.compactMap { $0["processes"]?.integerValue } == [1, 2])

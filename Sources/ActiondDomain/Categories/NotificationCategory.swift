@@ -30,7 +30,11 @@ public struct NotificationCategory: Sendable, Hashable, Codable {
 
     /// Whether dismissals are delivered (`customDismissAction`): without it a dismiss response is
     /// rejected dismiss_not_enabled.
-    public var delivesDismiss: Bool { options.contains(.customDismissAction) }
+    public var deliversDismiss: Bool { options.contains(.customDismissAction) }
+
+    /// The earlier, misspelt name of ``deliversDismiss``.
+    @available(*, deprecated, renamed: "deliversDismiss")
+    public var delivesDismiss: Bool { deliversDismiss }
 
     /// The category's action whose identifier is `identifier`, byte for byte; nil when it has none.
     public func action(_ identifier: String) -> NotificationAction? {

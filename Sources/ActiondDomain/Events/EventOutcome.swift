@@ -1,5 +1,6 @@
 /// The final word on one event, recorded in the log's outcome table.
 public enum EventOutcome: Sendable, Hashable {
+    /// The event took effect.
     case applied
     /// With a reason code such as `unknown_notification` or `snooze_limit`.
     case rejected(reason: String)

@@ -2,7 +2,12 @@ import Foundation
 
 /// An invitee's answer to a meeting invitation.
 public enum InvitationResponse: String, Sendable, Hashable, Codable {
-    case pending, accepted, declined
+    /// No answer yet.
+    case pending
+    /// The invitee accepted (Accept).
+    case accepted
+    /// The invitee declined (Decline).
+    case declined
 }
 
 /// One invitee's invitation to one meeting (the report_invitations row).
@@ -43,9 +48,13 @@ public struct Meeting: Sendable, Hashable, Codable {
 
 /// What changed in an invitee's invitation.
 public enum MeetingInvitationEvent: HandlerEvent {
+    /// An invitation notification was sent: the invitation exists, pending.
     case invitationSent(meetingID: String, userID: String)
+    /// The invitee accepted or declined, at the given device time.
     case invitationAnswered(meetingID: String, userID: String, response: InvitationResponse, at: DeviceStamp)
+    /// The invitee opened the invitation notification, at the given device time.
     case invitationOpened(meetingID: String, userID: String, at: DeviceStamp)
+    /// The invitee dismissed the invitation notification, at the given device time.
     case invitationDismissed(meetingID: String, userID: String, at: DeviceStamp)
 
     /// `invitation.sent`, `invitation.answered`, `invitation.opened` or `invitation.dismissed`.
@@ -61,6 +70,7 @@ public enum MeetingInvitationEvent: HandlerEvent {
 
 /// What changed in a meeting every invitee sees.
 public enum MeetingEvent: HandlerEvent {
+    /// The meeting was cancelled; later responses to its invitations are rejected `meeting_cancelled`.
     case meetingCancelled(meetingID: String, at: Date)
 
     /// `meeting.cancelled`.

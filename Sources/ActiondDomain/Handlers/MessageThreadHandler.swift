@@ -44,6 +44,7 @@ public enum MessageThreadEvent: HandlerEvent {
     case messageReceived(threadID: String, userID: String, messageID: String, body: ProtectedText?, at: Date)
     /// Carries protected text.
     case replyPosted(threadID: String, userID: String, text: ProtectedText, at: DeviceStamp)
+    /// Mark as Read moved the read marker to the given message, at the given device time.
     case threadRead(threadID: String, userID: String, messageID: String, at: DeviceStamp)
 
     /// `message.received`, `reply.posted` or `thread.read`.

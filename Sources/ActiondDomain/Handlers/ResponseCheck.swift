@@ -50,7 +50,7 @@ package struct ResponseRules: Sendable, Hashable {
         guard let category else { return .reject(.unknownAction) }
         switch ExactString(response.action) {
         case ExactString(SystemActionIdentifier.dismissAction.rawValue):
-            guard category.delivesDismiss else { return .reject(.dismissNotEnabled) }
+            guard category.deliversDismiss else { return .reject(.dismissNotEnabled) }
             return !response.hasText ? .proceed(.dismissed) : .reject(.invalidText)
         default:
             guard let action = category.action(response.action) else { return .reject(.unknownAction) }

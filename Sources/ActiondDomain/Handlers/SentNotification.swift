@@ -23,7 +23,7 @@ public struct SentNotification: Sendable, Hashable, Codable {
         self.keys = keys
     }
 
-    /// The custom key `name`'s value, such as `notification["MEETING_ID"]`.
+    /// The value of the custom payload key `key`, such as `notification["MEETING_ID"]`; nil when absent.
     public subscript(key: String) -> String? { keys[key] }
 
     private enum CodingKeys: String, CodingKey {

@@ -2,14 +2,24 @@ import Foundation
 
 /// The state of an expired timer (the report_timers row).
 public enum TimerPhase: String, Sendable, Hashable, Codable {
-    case expired, snoozed, stopped
+    /// The timer fired and is not snoozed or stopped (also after a snoozed timer fires again).
+    case expired
+    /// A Snooze was applied; the timer fires again `snooze_seconds` after it.
+    case snoozed
+    /// A Stop was applied; responses after it (by device time) are rejected `timer_stopped`.
+    case stopped
 }
 
 /// A timer and every Snooze / Stop given for it. The state is computed from the responses in
 /// device-time order, so it depends only on the set of responses, not on their arrival order.
 public struct TimerState: Sendable, Hashable, Codable {
     /// What a response to a timer asks: snooze it or stop it.
-    public enum Kind: String, Sendable, Hashable, Codable { case snooze, stop }
+    public enum Kind: String, Sendable, Hashable, Codable {
+        /// Snooze the timer.
+        case snooze
+        /// Stop the timer.
+        case stop
+    }
 
     /// One Snooze or Stop given for the timer, with its device time.
     public struct Response: Sendable, Hashable, Codable {
@@ -105,8 +115,11 @@ public struct TimerState: Sendable, Hashable, Codable {
 
 /// What changed in a timer.
 public enum TimerEvent: HandlerEvent {
+    /// The timer expired, with its snooze length and snooze limit.
     case timerExpired(timerID: String, userID: String, snoozeSeconds: Int, maxSnoozes: Int)
+    /// A Snooze was applied, at the given device time.
     case timerSnoozed(timerID: String, userID: String, at: DeviceStamp)
+    /// A Stop was applied, at the given device time.
     case timerStopped(timerID: String, userID: String, at: DeviceStamp)
     /// A Snooze or Stop rejected when it arrived (snooze_limit, timer_stopped). It stays in the
     /// timer's history: a late, earlier response may change which verdicts apply.

@@ -1,11 +1,17 @@
 /// A JSON document as a tree, so that input can be validated as a whole and every
 /// problem reported with its path, instead of stopping at the first decoding error.
 public enum JSONValue: Sendable, Hashable {
+    /// JSON `null`.
     case null
+    /// A JSON boolean.
     case bool(Bool)
+    /// A JSON number, held as a `Double`.
     case number(Double)
+    /// A JSON string.
     case string(String)
+    /// A JSON array of values.
     case array([JSONValue])
+    /// A JSON object: its members by key.
     case object([String: JSONValue])
 
     /// The JSON type's name, as used in error messages ("a string", "an object"…).

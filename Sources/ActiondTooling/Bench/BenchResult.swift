@@ -10,6 +10,8 @@ package struct BenchResult: Sendable, Codable {
         /// PostgreSQL server process (end_to_end only).
         package var worker_cpu_us_per_event: Double? = nil
         package var postgres_cpu_us_per_event: Double? = nil
+        /// WAL the server wrote per event decided, while the workers drained (end_to_end only).
+        package var wal_bytes_per_event: Double? = nil
     }
 
     package struct Latency: Sendable, Codable {
@@ -19,6 +21,12 @@ package struct BenchResult: Sendable, Codable {
         package var p95_ms: Double
         package var p99_ms: Double
         package var max_ms: Double
+        /// CPU per event decided over the phase: the worker process, and the PostgreSQL server
+        /// (which here also runs the submits of the offered load).
+        package var worker_cpu_us_per_event: Double? = nil
+        package var postgres_cpu_us_per_event: Double? = nil
+        /// WAL per event over the phase, submits included.
+        package var wal_bytes_per_event: Double? = nil
     }
 
     package struct Ceiling: Sendable, Codable {
@@ -70,10 +78,12 @@ package struct BenchResult: Sendable, Codable {
     package var table: String {
         func rate(_ value: Double) -> String { String(format: "%.0f events/s", value) }
         func ratio(_ value: Double, _ ceiling: Double) -> String { ceiling > 0 ? String(format: "%.1f %% of ceiling", 100 * value / ceiling) : "" }
-        func cpu(_ rate: Rate) -> String {
-            guard let worker = rate.worker_cpu_us_per_event, let server = rate.postgres_cpu_us_per_event else { return "" }
+        func cpu(_ worker: Double?, _ server: Double?, _ wal: Double?) -> String {
+            guard let worker, let server else { return "" }
             return String(format: "; CPU per event: worker %.0f µs, PostgreSQL %.0f µs", worker, server)
+                + (wal.map { String(format: "; WAL %.0f B per event", $0) } ?? "")
         }
+        func cpu(_ rate: Rate) -> String { cpu(rate.worker_cpu_us_per_event, rate.postgres_cpu_us_per_event, rate.wal_bytes_per_event) }
         let rows: [(String, String, String)] = [
             ("bulk_submit", rate(bulk_submit.events_per_second), ratio(bulk_submit.events_per_second, ceiling.insert_events_per_second)),
             ("single_submit", rate(single_submit.events_per_second), ratio(single_submit.events_per_second, ceiling.insert_events_per_second)),
@@ -84,7 +94,8 @@ package struct BenchResult: Sendable, Codable {
              String(format: "worker CPU per event %+.1f %%", 100 * ((end_to_end.worker_cpu_us_per_event ?? 0) / max(unsealed.worker_cpu_us_per_event ?? 1, 1e-9) - 1))),
         ] } ?? []) + [
             ("latency p50/p95/p99/max", String(format: "%.1f / %.1f / %.1f / %.1f ms", latency.p50_ms, latency.p95_ms, latency.p99_ms, latency.max_ms),
-             "at \(latency.offered_events_per_second) events/s offered"),
+             "at \(latency.offered_events_per_second) events/s offered"
+                + cpu(latency.worker_cpu_us_per_event, latency.postgres_cpu_us_per_event, latency.wal_bytes_per_event)),
             ("ceiling (claim+delete+commit)", rate(ceiling.events_per_second), "raw PostgreSQL, same batch and client"),
             ("ceiling (batched insert)", rate(ceiling.insert_events_per_second), "raw PostgreSQL, same batch and client"),
             ("worker peak RSS", String(format: "%.1f MiB", worker_peak_rss_mb), ""),

@@ -17,6 +17,7 @@ enum WorkerPhases {
             _ = try await submitter.submit(Array(lines[offset..<min(offset + 1000, lines.count)]))
         }
         try await client.query("VACUUM ANALYZE", logger: bench.logger).drain()
+        let walStart = try await walPosition(client, bench)
         var server = CPUSampler(matching: "postgres")
         server.sample()
         let clock = ContinuousClock()
@@ -30,10 +31,23 @@ enum WorkerPhases {
         let seconds = Benchmark.seconds(start.duration(to: clock.now))
         server.sample()
         guard output.status == 0 else { throw BenchError("actiond work --drain failed (\(output.status)): \(output.standardError.suffix(2000))") }
+        let wal = try await walBytes(since: walStart, client, bench)
         let decided = try await client.query("SELECT count(*) FROM actiond.outcomes", logger: bench.logger).collect().first!.decode(Int.self)
         return (BenchResult.Rate(events: decided, seconds: seconds, events_per_second: Double(decided) / seconds,
                                  worker_cpu_us_per_event: workerCPU.seconds * 1e6 / Double(max(decided, 1)),
-                                 postgres_cpu_us_per_event: server.seconds * 1e6 / Double(max(decided, 1))), peak)
+                                 postgres_cpu_us_per_event: server.seconds * 1e6 / Double(max(decided, 1)),
+                                 wal_bytes_per_event: wal / Double(max(decided, 1))), peak)
+    }
+
+    /// The server's WAL insert position, and the bytes written since one (the whole cluster's
+    /// WAL: autovacuum and checkpoints' full-page images included, as they are the events' cost).
+    static func walPosition(_ client: PostgresClient, _ bench: Benchmark) async throws -> String {
+        try await client.query("SELECT pg_current_wal_insert_lsn()::text", logger: bench.logger).collect().first!.decode(String.self)
+    }
+
+    static func walBytes(since start: String, _ client: PostgresClient, _ bench: Benchmark) async throws -> Double {
+        try await client.query("SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), \(start)::pg_lsn)::float8", logger: bench.logger)
+            .collect().first!.decode(Double.self)
     }
 
     /// A steady offered load: every 10 ms, the events due by then, as one submit_many.
@@ -46,10 +60,16 @@ enum WorkerPhases {
         defer { worker.send(SIGKILL); _ = try? worker.wait() }
         try await Task.sleep(for: .seconds(1))  // started and listening
         let submitter = EventSubmitter(client: client, logger: bench.logger)
+        let walStart = try await walPosition(client, bench)
+        var server = CPUSampler(matching: "postgres"), workerCPU = CPUSampler(pids: [worker.pid])
+        server.sample()
+        workerCPU.sample()
         let clock = ContinuousClock()
         let start = clock.now
         var sent = 0
         while sent < lines.count {
+            server.sample()
+            workerCPU.sample()
             let due = min(lines.count, Int(Benchmark.seconds(start.duration(to: clock.now)) * Double(rate)) + 1)
             if due > sent {
                 _ = try await submitter.submit(Array(lines[sent..<due]))
@@ -65,6 +85,9 @@ enum WorkerPhases {
             if left == 0 { break }
             try await Task.sleep(for: .milliseconds(50))
         }
+        server.sample()
+        workerCPU.sample()
+        let wal = try await walBytes(since: walStart, client, bench)
         worker.send(SIGTERM)
         _ = try await worker.exit()
         let row = try await client.query("""
@@ -73,7 +96,11 @@ enum WorkerPhases {
                    coalesce(percentile_cont(0.99) WITHIN GROUP (ORDER BY l), 0), coalesce(max(l), 0)
             FROM (SELECT extract(epoch FROM decided_at - submitted_at)::float8 * 1000 AS l FROM actiond.outcomes) o
             """, logger: bench.logger).collect().first!.decode((Int, Double, Double, Double, Double).self)
-        return BenchResult.Latency(offered_events_per_second: rate, events: row.0, p50_ms: row.1, p95_ms: row.2, p99_ms: row.3, max_ms: row.4)
+        let decided = Double(max(row.0, 1))
+        return BenchResult.Latency(offered_events_per_second: rate, events: row.0, p50_ms: row.1, p95_ms: row.2, p99_ms: row.3, max_ms: row.4,
+                                   worker_cpu_us_per_event: workerCPU.seconds * 1e6 / decided,
+                                   postgres_cpu_us_per_event: server.seconds * 1e6 / decided,
+                                   wal_bytes_per_event: wal / decided)
     }
 
     /// Waits for `child`, reading its memory high-water mark (VmHWM) as it runs, and calling
