@@ -6,8 +6,9 @@ package struct BenchResult: Sendable, Codable {
         package var events: Int
         package var seconds: Double
         package var events_per_second: Double
-        /// CPU (user + system, from /proc) per event decided: the worker process, and every
-        /// PostgreSQL server process (end_to_end only).
+        /// CPU (user + system, from /proc) per event decided: the worker process, and the
+        /// benchmark's PostgreSQL server, all its processes (end_to_end only; the server's
+        /// only when it runs on this machine).
         package var worker_cpu_us_per_event: Double? = nil
         package var postgres_cpu_us_per_event: Double? = nil
         /// WAL the server wrote per event decided, while the workers drained (end_to_end only).
@@ -58,9 +59,10 @@ package struct BenchResult: Sendable, Codable {
         package var events: Int
         package var seconds: Double
         package var events_per_second: Double
-        /// CPU seconds of the worker processes and of the PostgreSQL server, while draining.
+        /// CPU seconds of the worker processes and of the PostgreSQL server, while draining
+        /// (the server's only when it runs on this machine).
         package var worker_cpu_seconds: Double
-        package var postgres_cpu_seconds: Double
+        package var postgres_cpu_seconds: Double?
     }
 
     package var bulk_submit: Rate
@@ -101,8 +103,8 @@ package struct BenchResult: Sendable, Codable {
             ("worker peak RSS", String(format: "%.1f MiB", worker_peak_rss_mb), ""),
         ] + (scaling ?? []).map { run in
             (run.processes == 1 ? "1 worker process" : "\(run.processes) worker processes", rate(run.events_per_second),
-             String(format: "%@; CPU: workers %.1f s, PostgreSQL %.1f s, over %.1f s", ratio(run.events_per_second, ceiling.events_per_second),
-                    run.worker_cpu_seconds, run.postgres_cpu_seconds, run.seconds))
+             String(format: "%@; CPU: workers %.1f s, PostgreSQL %@, over %.1f s", ratio(run.events_per_second, ceiling.events_per_second),
+                    run.worker_cpu_seconds, run.postgres_cpu_seconds.map { String(format: "%.1f s", $0) } ?? "not measured (remote)", run.seconds))
         }
         let first = rows.map(\.0.count).max() ?? 0, second = rows.map(\.1.count).max() ?? 0
         var lines = rows.map { row in

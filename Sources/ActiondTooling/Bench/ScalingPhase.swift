@@ -18,8 +18,8 @@ enum ScalingPhase {
             _ = try await submitter.submit(Array(lines[offset..<min(offset + 1000, lines.count)]))
         }
         try await client.query("VACUUM ANALYZE", logger: bench.logger).drain()
-        var server = CPUSampler(matching: "postgres")
-        server.sample()
+        var server = try await ServerCPU.of(client, logger: bench.logger)
+        server?.sample()
         let clock = ContinuousClock()
         let start = clock.now
         let children = try (0..<processes).map { _ in
@@ -30,7 +30,7 @@ enum ScalingPhase {
         var failures: [String] = []
         while !running.isEmpty {
             workers.sample()
-            server.sample()
+            server?.sample()
             for child in children where running.contains(child.pid) {
                 var status: Int32 = 0
                 if waitpid(child.pid, &status, WNOHANG) == child.pid {
@@ -42,55 +42,34 @@ enum ScalingPhase {
             try await Task.sleep(for: .milliseconds(50))
         }
         let seconds = Benchmark.seconds(start.duration(to: clock.now))
-        server.sample()
+        server?.sample()
         guard failures.isEmpty else { throw BenchError("actiond work --drain failed: \(failures.joined(separator: "\n"))") }
         let decided = try await client.query("SELECT count(*) FROM actiond.outcomes", logger: bench.logger).collect().first!.decode(Int.self)
         return BenchResult.Scaling(processes: processes, events: decided, seconds: seconds, events_per_second: Double(decided) / seconds,
-                                   worker_cpu_seconds: workers.seconds, postgres_cpu_seconds: server.seconds)
+                                   worker_cpu_seconds: workers.seconds, postgres_cpu_seconds: server?.seconds)
     }
 }
 
-/// CPU seconds (user + system) used by a set of processes while sampled: given pids, or
-/// every process whose command is `command` (the server's backends come and go, so each is
-/// counted from when it was first seen, or from zero when it started during the phase).
+/// CPU seconds (user + system) used by a set of processes (the workers) while sampled, each
+/// counted from its first sample.
 struct CPUSampler {
-    private let command: String?
-    private var pids: Set<Int32>
+    private let pids: Set<Int32>
     private var first: [Int32: Double] = [:]
     private var last: [Int32: Double] = [:]
-    private var sampledOnce = false
     private static let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
 
     init(pids: [Int32]) {
-        self.command = nil
         self.pids = Set(pids)
-    }
-
-    init(matching command: String) {
-        self.command = command
-        self.pids = []
     }
 
     var seconds: Double { last.reduce(0) { $0 + $1.value - (first[$1.key] ?? 0) } }
 
     mutating func sample() {
-        var candidates = pids
-        if let command, let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") {
-            for entry in entries {
-                guard let pid = Int32(entry),
-                      let name = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8),
-                      name.trimmingCharacters(in: .whitespacesAndNewlines) == command else { continue }
-                candidates.insert(pid)
-            }
-        }
-        for pid in candidates {
+        for pid in pids {
             guard let cpu = Self.cpuSeconds(pid) else { continue }
-            // Server processes running at the first sample count from there; any process seen
-            // later (a new backend, a worker) started during the phase and counts from zero.
-            if first[pid] == nil { first[pid] = command != nil && !sampledOnce ? cpu : 0 }
+            if first[pid] == nil { first[pid] = 0 }
             last[pid] = cpu
         }
-        sampledOnce = true
     }
 
     /// utime + stime of `pid`, from /proc/PID/stat (fields 14 and 15, after the command).

@@ -18,24 +18,24 @@ enum WorkerPhases {
         }
         try await client.query("VACUUM ANALYZE", logger: bench.logger).drain()
         let walStart = try await walPosition(client, bench)
-        var server = CPUSampler(matching: "postgres")
-        server.sample()
+        var server = try await ServerCPU.of(client, logger: bench.logger)
+        server?.sample()
         let clock = ContinuousClock()
         let start = clock.now
         let worker = try ProcessRunner.spawn(bench.executable, ["work", "--drain"], environment: bench.workerEnvironment(url, sealing: sealing))
         var workerCPU = CPUSampler(pids: [worker.pid])
         let (output, peak) = try await waitMeasuringPeakRSS(worker) {
             workerCPU.sample()
-            server.sample()
+            server?.sample()
         }
         let seconds = Benchmark.seconds(start.duration(to: clock.now))
-        server.sample()
+        server?.sample()
         guard output.status == 0 else { throw BenchError("actiond work --drain failed (\(output.status)): \(output.standardError.suffix(2000))") }
         let wal = try await walBytes(since: walStart, client, bench)
         let decided = try await client.query("SELECT count(*) FROM actiond.outcomes", logger: bench.logger).collect().first!.decode(Int.self)
         return (BenchResult.Rate(events: decided, seconds: seconds, events_per_second: Double(decided) / seconds,
                                  worker_cpu_us_per_event: workerCPU.seconds * 1e6 / Double(max(decided, 1)),
-                                 postgres_cpu_us_per_event: server.seconds * 1e6 / Double(max(decided, 1)),
+                                 postgres_cpu_us_per_event: server.map { $0.seconds * 1e6 / Double(max(decided, 1)) },
                                  wal_bytes_per_event: wal / Double(max(decided, 1))), peak)
     }
 
@@ -61,14 +61,14 @@ enum WorkerPhases {
         try await Task.sleep(for: .seconds(1))  // started and listening
         let submitter = EventSubmitter(client: client, logger: bench.logger)
         let walStart = try await walPosition(client, bench)
-        var server = CPUSampler(matching: "postgres"), workerCPU = CPUSampler(pids: [worker.pid])
-        server.sample()
+        var server = try await ServerCPU.of(client, logger: bench.logger), workerCPU = CPUSampler(pids: [worker.pid])
+        server?.sample()
         workerCPU.sample()
         let clock = ContinuousClock()
         let start = clock.now
         var sent = 0
         while sent < lines.count {
-            server.sample()
+            server?.sample()
             workerCPU.sample()
             let due = min(lines.count, Int(Benchmark.seconds(start.duration(to: clock.now)) * Double(rate)) + 1)
             if due > sent {
@@ -85,7 +85,7 @@ enum WorkerPhases {
             if left == 0 { break }
             try await Task.sleep(for: .milliseconds(50))
         }
-        server.sample()
+        server?.sample()
         workerCPU.sample()
         let wal = try await walBytes(since: walStart, client, bench)
         worker.send(SIGTERM)
@@ -99,7 +99,7 @@ enum WorkerPhases {
         let decided = Double(max(row.0, 1))
         return BenchResult.Latency(offered_events_per_second: rate, events: row.0, p50_ms: row.1, p95_ms: row.2, p99_ms: row.3, max_ms: row.4,
                                    worker_cpu_us_per_event: workerCPU.seconds * 1e6 / decided,
-                                   postgres_cpu_us_per_event: server.seconds * 1e6 / decided,
+                                   postgres_cpu_us_per_event: server.map { $0.seconds * 1e6 / decided },
                                    wal_bytes_per_event: wal / decided)
     }
 

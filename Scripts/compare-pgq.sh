@@ -1,0 +1,283 @@
+#!/usr/bin/env bash
+# compare-pgq.sh: PgQ beside actiond on the same PostgreSQL server, back to back.
+#
+# What it measures
+#   1. PgQ (Skytools' queue, Debian's postgresql-15-pgq3 and pgqd): a fresh database
+#      pgq_bench, the pgq extension, one queue, one registered consumer, pgqd as the
+#      ticker (every 0.1 s; the queue's ticker_max_lag set to the same period, so the last
+#      events wait one tick, not PgQ's default 3 s). P producer sessions (default 8) insert
+#      N events (default 1,000,000; ~300-byte JSON payloads shaped like actiond's events)
+#      with pgq.insert_event, 10 per transaction, while one consumer follows the queue
+#      live on one long-lived connection: pgq.next_batch, pgq.get_batch_events (each
+#      event's JSON parsed), pgq.finish_batch, commit. Producers and consumer are
+#      Scripts/pgq/pgq_phase.py processes (Python, psycopg 3).
+#      events/s = N / (wall time from the producers' start signal to the consumer having
+#      consumed all N).
+#   2. actiond: `actiond bench --events N2 --json FILE` (default N2 200,000) on the same
+#      server; the row is its end_to_end phase: a backlog of N2 mixed events, already
+#      submitted, drained by `actiond work --drain` (handlers, outcomes, projections,
+#      sealing). Its bulk_submit rate and the raw ceiling (bare-table claim with SKIP
+#      LOCKED, delete, commit) of the same run are printed below the table.
+#
+# How to read the table
+#   events/s           throughput of the row's pipeline.
+#   CPU µs per event   user + system CPU (from /proc) divided by the events:
+#     PostgreSQL       the server's processes. For PgQ: the postmaster and all its
+#                      children (exited backends included, through the postmaster's
+#                      cutime/cstime). actiond bench counts every process named `postgres`
+#                      on the machine instead; the notes give PgQ's figure counted that
+#                      way too, and how many PostgreSQL servers were running: other
+#                      clusters' work lands in the actiond figure.
+#     client side      PgQ: producers + consumer + pgqd (each from its start signal, not
+#                      its interpreter start-up). actiond: the worker process.
+#     total            PostgreSQL + client side.
+#   WAL B/event        WAL the server wrote per event over the phase.
+#   The two rows do not do the same work: the PgQ row produces and consumes at once and
+#   its consumer only parses the events; the actiond row only drains (submission is its
+#   bulk_submit figure) and decides every event. Read the PgQ row as what moving an event
+#   through PostgreSQL costs at least, and the actiond row as what actiond adds to that.
+#   Figures of a debug build of actiond are not worth keeping: build the release one with
+#   `swift build -c release --product actiond`. Run on an otherwise idle machine: PgQ's
+#   producers and consumer and actiond's worker share its cores with the server.
+#   Commits stay durable (fsync and synchronous_commit are recorded, never changed).
+#
+# The server: actiond's embedded cluster (--data-dir, default .actiond/postgres, started
+# when not running and stopped again afterwards), or ACTIOND_DATABASE_URL / DATABASE_URL
+# when set (its role must be able to create databases and the pgq extension; server CPU is
+# then counted only when the server runs on this machine).
+#
+# Installs when missing: postgresql-15-pgq3 and pgqd (apt; sudo when not root), psycopg
+# (pip). Run `Scripts/compare-pgq.sh --help` for the options.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HERE/.." && pwd)
+
+usage() {
+    cat <<EOF
+Usage: Scripts/compare-pgq.sh [options] [-- extra actiond bench options]
+
+Measures PgQ, then actiond, on the same PostgreSQL server, and prints events/s and CPU
+per event of both (see the comment at the top of this script for what each figure is).
+
+Options:
+  --actiond PATH         actiond binary (default: .build/release/actiond; build it with
+                         swift build -c release --product actiond)
+  --data-dir DIR         the embedded cluster's folder (default: .actiond/postgres);
+                         ignored when ACTIOND_DATABASE_URL or DATABASE_URL is set
+  --events N             PgQ events (default: 1000000)
+  --actiond-events N     events of actiond bench's end-to-end backlog (default: 200000)
+  --producers P          PgQ producer sessions (default: 8)
+  --batch N              PgQ events per producer transaction (default: 10)
+  --ticker-period S      pgqd's ticker_period and the queue's ticker_max_lag (default: 0.1)
+  --quick                smoke run: 20000 PgQ events, actiond bench --quick
+  --skip-pgq             only the actiond phase
+  --skip-actiond         only the PgQ phase
+  --out FILE             also write the table to FILE
+  --json FILE            also write all figures (both phases' JSON) to FILE
+  --keep-running         leave the embedded cluster running if this script started it
+  --no-install           do not install missing packages; fail instead
+  -h, --help             this help
+EOF
+}
+
+die() { echo "compare-pgq: $*" >&2; exit 1; }
+say() { echo "… $*" >&2; }
+
+ACTIOND=".build/release/actiond"
+DATA_DIR=".actiond/postgres"
+EVENTS=1000000
+ACTIOND_EVENTS=200000
+PRODUCERS=8
+BATCH=10
+TICKER=0.1
+QUICK=0
+RUN_PGQ=1
+RUN_ACTIOND=1
+OUT=""
+JSON_OUT=""
+KEEP_RUNNING=0
+INSTALL=1
+EVENTS_SET=0
+BENCH_EXTRA=()
+
+need_value() { [[ $# -ge 2 && -n $2 ]] || die "$1 needs a value"; }
+while [[ $# -gt 0 ]]; do
+    case $1 in
+        --actiond) need_value "$@"; ACTIOND=$2; shift 2 ;;
+        --data-dir) need_value "$@"; DATA_DIR=$2; shift 2 ;;
+        --events) need_value "$@"; EVENTS=$2; EVENTS_SET=1; shift 2 ;;
+        --actiond-events) need_value "$@"; ACTIOND_EVENTS=$2; shift 2 ;;
+        --producers) need_value "$@"; PRODUCERS=$2; shift 2 ;;
+        --batch) need_value "$@"; BATCH=$2; shift 2 ;;
+        --ticker-period) need_value "$@"; TICKER=$2; shift 2 ;;
+        --quick) QUICK=1; shift ;;
+        --skip-pgq) RUN_PGQ=0; shift ;;
+        --skip-actiond) RUN_ACTIOND=0; shift ;;
+        --out) need_value "$@"; OUT=$2; shift 2 ;;
+        --json) need_value "$@"; JSON_OUT=$2; shift 2 ;;
+        --keep-running) KEEP_RUNNING=1; shift ;;
+        --no-install) INSTALL=0; shift ;;
+        -h|--help) usage; exit 0 ;;
+        --) shift; BENCH_EXTRA=("$@"); break ;;
+        *) usage >&2; die "unknown option: $1" ;;
+    esac
+done
+for number in "$EVENTS" "$ACTIOND_EVENTS" "$PRODUCERS" "$BATCH"; do
+    [[ $number =~ ^[1-9][0-9]*$ ]] || die "not a positive whole number: $number"
+done
+[[ $TICKER =~ ^[0-9]*\.?[0-9]+$ ]] || die "not a number of seconds: $TICKER"
+if [[ $QUICK == 1 && $EVENTS_SET == 0 ]]; then EVENTS=20000; fi
+
+# Relative paths are the caller's, except the defaults, which are the repository's (as when
+# actiond runs from its root).
+absolute() { if [[ $1 == /* ]]; then echo "$1"; else echo "$PWD/$1"; fi; }
+if [[ $ACTIOND == ".build/release/actiond" && ! -e $ACTIOND ]]; then ACTIOND="$REPO/$ACTIOND"; fi
+if [[ $DATA_DIR == ".actiond/postgres" ]]; then DATA_DIR="$REPO/$DATA_DIR"; fi
+ACTIOND=$(absolute "$ACTIOND")
+DATA_DIR=$(absolute "$DATA_DIR")
+[[ -z $OUT ]] || OUT=$(absolute "$OUT")
+[[ -z $JSON_OUT ]] || JSON_OUT=$(absolute "$JSON_OUT")
+[[ -x $ACTIOND ]] || die "no actiond binary at $ACTIOND: build it with  swift build -c release --product actiond  (or give --actiond PATH)"
+command -v python3 >/dev/null || die "python3 is needed"
+
+# --- what PgQ needs ------------------------------------------------------------------
+SUDO=()
+if [[ $(id -u) != 0 ]]; then SUDO=(sudo); fi
+if [[ $RUN_PGQ == 1 ]]; then
+    if ! command -v pgqd >/dev/null || [[ ! -f /usr/share/postgresql/15/extension/pgq.control ]]; then
+        [[ $INSTALL == 1 ]] || die "postgresql-15-pgq3 and pgqd are not installed"
+        say "installing postgresql-15-pgq3 and pgqd"
+        "${SUDO[@]}" apt-get update -qq
+        "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15-pgq3 pgqd >&2
+    fi
+    if ! python3 -c 'import psycopg' 2>/dev/null; then
+        [[ $INSTALL == 1 ]] || die "psycopg (Python) is not installed"
+        say "installing psycopg"
+        python3 -m pip install -q 'psycopg[binary]' >&2 || die "could not install psycopg: try  pip install 'psycopg[binary]'  or  apt-get install python3-psycopg"
+    fi
+fi
+
+# --- the server ----------------------------------------------------------------------
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/compare-pgq.XXXXXX")
+STARTED=0
+ACTIOND_ENV=(env)
+cleanup() {
+    local status=$?
+    if [[ $STARTED == 1 && $KEEP_RUNNING == 0 ]]; then
+        say "stopping the embedded cluster this script started ($DATA_DIR)"
+        "${ACTIOND_ENV[@]}" "$ACTIOND" db stop --data-dir "$DATA_DIR" >&2 || true
+    fi
+    rm -rf "$WORK"
+    exit "$status"
+}
+trap cleanup EXIT
+
+URL=${ACTIOND_DATABASE_URL:-${DATABASE_URL:-}}
+if [[ -n $URL ]]; then
+    SERVER="DATABASE_URL's server"
+    ACTIOND_ENV=(env)
+    DB_ARGS=(--database-url "$URL")
+else
+    SERVER="the embedded cluster in $DATA_DIR"
+    ACTIOND_ENV=(env -u ACTIOND_DATABASE_URL -u DATABASE_URL -u ACTIOND_DATA_DIR)
+    DB_ARGS=(--data-dir "$DATA_DIR")
+    if ! "${ACTIOND_ENV[@]}" "$ACTIOND" db status --data-dir "$DATA_DIR" >/dev/null 2>&1; then
+        say "starting the embedded cluster in $DATA_DIR"
+        STARTED=1
+        "${ACTIOND_ENV[@]}" "$ACTIOND" db start --data-dir "$DATA_DIR" >&2
+    fi
+    URL=$("${ACTIOND_ENV[@]}" "$ACTIOND" db url --data-dir "$DATA_DIR")
+fi
+export PGQ_BENCH_URL=$URL  # for pgq_phase.py; from the environment so that ps does not show it
+
+ROW=$(psql "$URL" -X -A -t -v ON_ERROR_STOP=1 -c "SELECT current_setting('server_version'), current_setting('fsync'),
+    current_setting('synchronous_commit'), current_setting('shared_buffers')") || die "cannot query $SERVER"
+IFS='|' read -r PG_VERSION FSYNC SYNC_COMMIT SHARED_BUFFERS <<<"$ROW"
+SETTINGS="PostgreSQL $PG_VERSION, fsync $FSYNC, synchronous_commit $SYNC_COMMIT, shared_buffers $SHARED_BUFFERS, $(nproc) cores"
+say "server: $SERVER; $SETTINGS"
+if [[ $FSYNC != on || $SYNC_COMMIT == off ]]; then
+    say "WARNING: commits are not durable on this server (fsync $FSYNC, synchronous_commit $SYNC_COMMIT): the figures are not comparable with durable ones"
+fi
+
+# --- PgQ -----------------------------------------------------------------------------
+if [[ $RUN_PGQ == 1 ]]; then
+    python3 "$HERE/pgq/pgq_phase.py" run --events "$EVENTS" --producers "$PRODUCERS" --batch "$BATCH" \
+        --ticker-period "$TICKER" --json "$WORK/pgq.json"
+fi
+
+# --- actiond -------------------------------------------------------------------------
+if [[ $RUN_ACTIOND == 1 ]]; then
+    if [[ $QUICK == 1 ]]; then SIZE=(--quick); else SIZE=(--events "$ACTIOND_EVENTS"); fi
+    say "actiond: $ACTIOND bench ${SIZE[*]} ${BENCH_EXTRA[*]}"
+    "${ACTIOND_ENV[@]}" "$ACTIOND" bench "${DB_ARGS[@]}" "${SIZE[@]}" "${BENCH_EXTRA[@]}" --json "$WORK/actiond.json" >&2
+fi
+
+# --- the table -----------------------------------------------------------------------
+python3 - "$WORK" "$SETTINGS" "$ACTIOND" "$OUT" "$JSON_OUT" <<'EOF'
+import json, os, sys
+
+work, settings, actiond, out, json_out = sys.argv[1:6]
+
+def load(name):
+    path = os.path.join(work, name)
+    return json.load(open(path)) if os.path.exists(path) else None
+
+pgq, bench = load("pgq.json"), load("actiond.json")
+
+def cell(value, digits=1):
+    if value is None:
+        return "–"
+    return f"{value:,.0f}" if digits == 0 else f"{value:,.{digits}f}"
+
+def total(*parts):
+    return None if any(part is None for part in parts) else sum(parts)
+
+rows, notes = [], []
+if pgq:
+    server = pgq["postgres_cpu_us_per_event"]
+    if server is None:
+        server = pgq["postgres_all_on_machine_cpu_us_per_event"]
+        notes.append("PgQ: the server is not on this machine or its postmaster was not found: its PostgreSQL CPU is every postgres process on the machine")
+    rows.append((f"PgQ {pgq['pgq_version']} ({pgq['producers']} producers × {pgq['events_per_transaction']}/txn, 1 consumer, pgqd)",
+                 pgq["events_per_second"], server, pgq["client_cpu_us_per_event"],
+                 total(server, pgq["client_cpu_us_per_event"]), pgq["wal_bytes_per_event"]))
+    notes.append(f"PgQ: {pgq['events']:,} events in {pgq['seconds']:.1f} s ({pgq['batches']:,} batches); producers alone "
+                 f"{cell(pgq['insert_events_per_second'], 0)} events/s; client CPU µs/event: producers "
+                 f"{cell(pgq['producer_cpu_us_per_event'])}, consumer {cell(pgq['consumer_cpu_us_per_event'])}, "
+                 f"pgqd {cell(pgq['pgqd_cpu_us_per_event'])}")
+    notes.append(f"PgQ's PostgreSQL CPU counted as actiond bench counts it (every postgres process on the machine): "
+                 f"{cell(pgq['postgres_all_on_machine_cpu_us_per_event'])} µs/event; PostgreSQL servers running: "
+                 f"{pgq['postgres_servers_on_machine']}" + (" (other clusters' work inflates actiond's PostgreSQL figure)"
+                                                             if pgq["postgres_servers_on_machine"] > 1 else ""))
+if bench:
+    e2e = bench["end_to_end"]
+    worker, server = e2e.get("worker_cpu_us_per_event"), e2e.get("postgres_cpu_us_per_event")
+    rows.append((f"actiond end_to_end ({bench['settings'].get('build', '?')} build, backlog drained by actiond work)",
+                 e2e["events_per_second"], server, worker, total(server, worker), e2e.get("wal_bytes_per_event")))
+    notes.append(f"actiond: {e2e['events']:,} events in {e2e['seconds']:.1f} s; bulk_submit "
+                 f"{cell(bench['bulk_submit']['events_per_second'], 0)} events/s; ceiling (bare table claim+delete+commit) "
+                 f"{cell(bench['ceiling']['events_per_second'], 0)} events/s")
+    if bench["settings"].get("build") != "release":
+        notes.append(f"actiond is a {bench['settings'].get('build')} build ({actiond}): build the release one with "
+                     "swift build -c release --product actiond for figures worth keeping")
+
+header = ("system", "events/s", "PostgreSQL", "client side", "total", "WAL B/event")
+table = [header] + [(name, cell(rate, 0), cell(pg), cell(client), cell(all_), cell(wal, 0))
+                    for name, rate, pg, client, all_, wal in rows]
+widths = [max(len(row[i]) for row in table) for i in range(len(header))]
+def line(row):
+    return "  ".join(row[0].ljust(widths[0]) if i == 0 else row[i].rjust(widths[i]) for i in range(len(row))).rstrip()
+text = [" " * (widths[0] + 2 + widths[1] + 2) + "CPU µs per event".center(widths[2] + widths[3] + widths[4] + 4).rstrip(),
+        line(table[0]), line(tuple("-" * w for w in widths))] + [line(row) for row in table[1:]]
+text += ["", f"settings: {settings}"] + [f"- {note}" for note in notes]
+report = "\n".join(text) + "\n"
+sys.stdout.write(report)
+if out:
+    with open(out, "w") as f:
+        f.write(report)
+if json_out:
+    with open(json_out, "w") as f:
+        json.dump({"settings": settings, "pgq": pgq, "actiond": bench}, f, indent=2)
+        f.write("\n")
+EOF
