@@ -23,7 +23,12 @@
 --
 -- Every statement names the users it writes (user_id = any(users), or a (user, position) key):
 -- with the per-user tables distributed by user (Citus, 004_distributable_keys.sql), a batch's
--- users share one shard group (claim.sql), so each statement routes to one node. Clock values
+-- users share one shard group (claim.sql), so each statement routes to one node. Where a
+-- statement finds its rows by key from the batch's document (done, held, revised), the users'
+-- filter is for Citus alone (`not on_citus or …`): on plain PostgreSQL it made the planner read
+-- every row the batch's users had (a user with 100 queued events: 10,000 queue rows read to
+-- delete 500, and every event id a user ever had to revise 100), a cost that grew with the
+-- backlog; without it each row is one primary-key probe. Clock values
 -- are taken into variables: Citus refuses volatile functions in an UPDATE of a distributed table.
 --
 -- Returns the transaction's id: the `xmin` of the rows written here, with which the worker
@@ -97,9 +102,8 @@ begin
         select h.position, h."user", h.request, to_timestamp(h.until_us / 1000000.0)
         from jsonb_to_recordset(batch -> 'held') as h(position bigint, "user" text, request text, until_us bigint);
         delete from actiond.queue q
-        where q.user_id = any(users)
-          and (q.user_id, q.position) in (select h."user", h.position
-                                          from jsonb_to_recordset(batch -> 'held') as h(position bigint, "user" text));
+        using jsonb_to_recordset(batch -> 'held') as h(position bigint, "user" text)
+        where (not on_citus or q.user_id = any(users)) and q.user_id = h."user" and q.position = h.position;
     end if;
 
     -- Revisions: by (user, id), the idempotency key (only a response of the revising user). The
@@ -114,13 +118,13 @@ begin
             join actiond.event_ids ei on ei.user_id = r."user" and ei.id = r.id
             join actiond.events e on e.user_id = ei.user_id and e.position = ei.position
             join actiond.outcomes o on o.user_id = ei.user_id and o.position = ei.position
-            where ei.user_id = any(users) and e.type = 'notification.response'
-              and (not on_citus or (e.user_id = any(users) and o.user_id = any(users)))
+            where e.type = 'notification.response'
+              and (not on_citus or (ei.user_id = any(users) and e.user_id = any(users) and o.user_id = any(users)))
         ), changed as (
             update actiond.outcomes o
             set outcome = t.outcome, reason = t.reason, revised_at = clock
             from target t
-            where o.user_id = any(users) and o.user_id = t.user_id and o.position = t.position
+            where (not on_citus or o.user_id = any(users)) and o.user_id = t.user_id and o.position = t.position
             returning t.category, t.action, t.old_outcome, t.old_reason, t.outcome, t.reason
         )
         select jsonb_agg(x.row) into changes
@@ -170,8 +174,8 @@ begin
             updated_at = excluded.updated_at;
 
     delete from actiond.queue q
-    where q.user_id = any(users)
-      and q.position in (select (d.value ->> 'position')::bigint from jsonb_array_elements(batch -> 'done') d);
+    using jsonb_to_recordset(batch -> 'done') as d(position bigint, "user" text)
+    where (not on_citus or q.user_id = any(users)) and q.user_id = d."user" and q.position = d.position;
 
     if jsonb_array_length(batch -> 'retries') > 0 then
         update actiond.queue q
