@@ -1,6 +1,8 @@
 import ActiondPostgres
 import ActiondTestSupport
 import Foundation
+import Logging
+import PostgresNIO
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -24,6 +26,16 @@ struct DBCommandTests {
         #expect(status.status == 0 && status.standardOutput.hasPrefix("running on 127.0.0.1:"), "\(status.standardOutput)")
         let url = try DatabaseURL(try await run(["db", "url", "--data-dir", directory]).standardOutput.trimmingCharacters(in: .whitespacesAndNewlines))
         #expect(url.host == "127.0.0.1" && url.database == "actiond" && url.password != nil)
+
+        // Sized for the workload, durable: what the server runs with, read back from it.
+        try await PostgresClient.withClient(url, maximumConnections: 1, logger: Logger(label: "test")) { client in
+            let rows = try await client.query("""
+                SELECT name, current_setting(name) FROM pg_settings
+                WHERE name IN ('shared_buffers', 'max_wal_size', 'wal_compression', 'fsync', 'synchronous_commit')
+                """, logger: Logger(label: "test")).collect()
+            let settings = Dictionary(uniqueKeysWithValues: try rows.map { try $0.decode((String, String).self) })
+            #expect(settings == ["shared_buffers": "1GB", "max_wal_size": "8GB", "wal_compression": "lz4", "fsync": "on", "synchronous_commit": "on"])
+        }
 
         // With no DATABASE_URL, a command uses (and migrates) the embedded cluster.
         let migrate = try await run(["migrate", "--data-dir", directory])
