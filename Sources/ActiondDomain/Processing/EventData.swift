@@ -23,7 +23,7 @@ package enum EventData: Sendable, Hashable {
     }
 
     static func read(_ text: String, type: EventType, position: Int64) throws -> EventData {
-        try read(try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)), type: type, position: position)
+        try read(try JSONValue(parsing: text), type: type, position: position)
     }
 
     /// The data, already parsed (a worker that opened its protected fields).

@@ -15,6 +15,17 @@ public enum DomainCoding {
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 
+    /// A JSON tree as text, by the hand-written writer (`JSONValue.jsonText()`): the same JSON
+    /// the generic path writes, without the Codable machinery's cost.
+    public static func encode(_ value: JSONValue) throws -> String {
+        try value.jsonText()
+    }
+
+    /// A JSON tree from text, by the hand-written parser (`JSONValue(parsing:)`).
+    public static func decode(_ type: JSONValue.Type, from text: String) throws -> JSONValue {
+        try JSONValue(parsing: text)
+    }
+
     /// Reads a `type` from JSON text that `encode(_:)` wrote.
     public static func decode<T: Decodable>(_ type: T.Type, from text: String) throws -> T {
         try decode(type, from: text, userInfo: [:])
