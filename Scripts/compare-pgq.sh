@@ -22,12 +22,10 @@
 # How to read the table
 #   events/s           throughput of the row's pipeline.
 #   CPU µs per event   user + system CPU (from /proc) divided by the events:
-#     PostgreSQL       the server's processes. For PgQ: the postmaster and all its
-#                      children (exited backends included, through the postmaster's
-#                      cutime/cstime). actiond bench counts every process named `postgres`
-#                      on the machine instead; the notes give PgQ's figure counted that
-#                      way too, and how many PostgreSQL servers were running: other
-#                      clusters' work lands in the actiond figure.
+#     PostgreSQL       the server's processes, counted alike for both rows: the postmaster
+#                      and all its children (exited backends included, through the
+#                      postmaster's cutime/cstime), autovacuum and checkpointer too; other
+#                      clusters on the machine count for nothing.
 #     client side      PgQ: producers + consumer + pgqd (each from its start signal, not
 #                      its interpreter start-up). actiond: the worker process.
 #     total            PostgreSQL + client side.
@@ -246,10 +244,6 @@ if pgq:
                  f"{cell(pgq['insert_events_per_second'], 0)} events/s; client CPU µs/event: producers "
                  f"{cell(pgq['producer_cpu_us_per_event'])}, consumer {cell(pgq['consumer_cpu_us_per_event'])}, "
                  f"pgqd {cell(pgq['pgqd_cpu_us_per_event'])}")
-    notes.append(f"PgQ's PostgreSQL CPU counted as actiond bench counts it (every postgres process on the machine): "
-                 f"{cell(pgq['postgres_all_on_machine_cpu_us_per_event'])} µs/event; PostgreSQL servers running: "
-                 f"{pgq['postgres_servers_on_machine']}" + (" (other clusters' work inflates actiond's PostgreSQL figure)"
-                                                             if pgq["postgres_servers_on_machine"] > 1 else ""))
 if bench:
     e2e = bench["end_to_end"]
     worker, server = e2e.get("worker_cpu_us_per_event"), e2e.get("postgres_cpu_us_per_event")

@@ -20,9 +20,6 @@ consumer has finished:
   - the server: the postmaster and its children (backends, walwriter, checkpointer,
     autovacuum…), children that exit counted through the postmaster's cutime/cstime, so
     nothing is lost between samples; only when the server runs on this machine;
-  - also every process named `postgres` on the machine, each counted from when it was
-    first seen (from zero when it started during the phase): the way `actiond bench`
-    counts, which includes other clusters running on the machine;
   - pgqd, from /proc;
   - producers and consumer, from their own getrusage between the start signal and the end
     (their interpreter start-up and connection are not part of the work).
