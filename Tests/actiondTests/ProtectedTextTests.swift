@@ -227,6 +227,47 @@ struct ProtectedTextTests {
         }
     }
 
+    /// Events no worker has taken when the person is forgotten (here paused: queued, in clear
+    /// from plain SQL or sealed to the intake key) keep no readable text, not even once a new
+    /// key is allowed and the worker takes them.
+    @Test func forgetLeavesNoTextInEventsNoWorkerTookEvenAfterANewKey() async throws {
+        let keyFile = try Self.privateKeyFile()
+        defer { Self.remove(keyFile) }
+        let environment: [String: String?] = ["ACTIOND_KEY_FILE": keyFile]
+        let user = "untaken-\(UUID().uuidString.prefix(6))"
+        let (clear, body, sealed) = ("CLEAR-\(UUID().uuidString)", "BODY-\(UUID().uuidString)", "INTAKE-\(UUID().uuidString)")
+        try await TestDatabase.with { db in
+            func run(_ arguments: [String], input: String? = nil) async throws {
+                let result = try await ActiondProcess.run(arguments, database: db.url, input: input, environment: environment)
+                #expect(result.status == 0, "\(arguments): \(result.standardError.suffix(1500))")
+            }
+            func log() async throws -> String {
+                try await db.scalar("SELECT coalesce(string_agg(data::text, ' ' ORDER BY position), '') FROM actiond.events WHERE user_id = \(user)", as: String.self)
+            }
+            try await run(["migrate"])  // publishes the key file's intake key
+            try await run(["pause", "--user", user])
+            try await Self.submitSQL(Self.conversation(user, body: body, replies: [clear]), db)
+            try await run(["submit", "-"], input: Self.line("\(user)-sealed", "notification.response", user: user, at: 9,
+                                                          #"{"request_id":"\#(user)-r","action":"REPLY_ACTION","locked":false,"text":"\#(sealed)"}"#))
+            let before = try await log()
+            #expect(before.contains(clear) && before.contains(body) && before.contains("hpke1."), "the test's premise: \(before)")
+
+            try await run(["forget", user])
+            let after = try await log()
+            #expect(!after.contains(clear) && !after.contains(body) && !after.contains("hpke1."), "\(after)")
+            #expect(after.components(separatedBy: "text_forgotten").count == 3, "both replies forgotten: \(after)")
+
+            try await run(["forget", user, "--allow-new-key"])
+            try await run(["resume", "--user", user])
+            try await run(["work", "--drain"])
+            let drained = try await log()
+            #expect(!drained.contains(clear) && !drained.contains(body) && !drained.contains("hpke1."), "\(drained)")
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.outcomes WHERE user_id = \(user)", as: Int.self) == 3)
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.data_keys WHERE user_id = \(user)", as: Int.self) == 0,
+                    "nothing of theirs was sealed under a new key")
+        }
+    }
+
     @Test func aDatabaseRestoredFromADumpBeforeTheForgetStaysForgotten() async throws {
         let keyFile = try Self.privateKeyFile()
         defer { Self.remove(keyFile) }
@@ -405,6 +446,10 @@ struct ProtectedTextTests {
             #expect(try await ActiondProcess.run(["submit", "-"], database: db.url, input: input, environment: old).status == 0)
             #expect(try await ActiondProcess.run(["work", "--drain"], database: db.url, environment: old).status == 0)
             #expect(try await db.scalar("SELECT count(*) FROM actiond.data_keys", as: Int.self) == users.count)
+            // One of them forgotten under the old file: the list moves to the new one.
+            let forgotten = users.last!
+            #expect(try await ActiondProcess.run(["forget", forgotten], database: db.url, environment: old).status == 0)
+            let kept = Array(users.dropLast())
             #expect(try await ActiondProcess.run(["keys", "new", newFile], database: nil).status == 0)
             let oldIntake = try KeyFile(path: oldFile).intakeKeys[0].publicKey
             let newKEK = try KeyFile(path: newFile).kekID
@@ -417,16 +462,17 @@ struct ProtectedTextTests {
             rotation.send(SIGKILL)
             _ = try await rotation.exit()
             let partial = try await db.scalar("SELECT count(*) FROM actiond.data_keys WHERE kek_id = \(newKEK)", as: Int.self)
-            #expect(partial < users.count, "killed before the end")
+            #expect(partial < kept.count, "killed before the end")
             // Retiring now is refused, changing nothing.
             #expect(try await ActiondProcess.run(["keys", "rotate", "--new-key-file", newFile, "--retire-old"], database: db.url, environment: old).status != 0)
 
             let resumed = try await ActiondProcess.run(["keys", "rotate", "--new-key-file", newFile], database: db.url, environment: old)
             #expect(resumed.status == 0, "\(resumed.standardError)")
-            #expect(resumed.standardOutput.contains("wrapped \(users.count - partial) data keys"))
+            #expect(resumed.standardOutput.contains("wrapped \(kept.count - partial) data keys"), "\(resumed.standardOutput)")
+            #expect(try await KeyFile(path: newFile).forgottenUsers().map(\.userID) == [forgotten])
             #expect(try await ActiondProcess.run(["keys", "rotate", "--new-key-file", newFile, "--retire-old"], database: db.url, environment: old).status == 0)
             #expect(try await db.scalar("SELECT count(*) FROM actiond.data_keys WHERE kek_id <> \(newKEK)", as: Int.self) == 0)
-            #expect(try await db.scalar("SELECT count(*) FROM actiond.data_keys", as: Int.self) == users.count)
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.data_keys", as: Int.self) == kept.count)
 
             // The old KEK destroyed: everything opens with the new file alone.
             try FileManager.default.moveItem(atPath: oldFile, toPath: oldFile + ".gone")
@@ -434,7 +480,7 @@ struct ProtectedTextTests {
             let texts = try await ProtectedTextReader.domainEvents(db, type: "reply.posted", keys: keys).compactMap {
                 if case .replyPosted(_, _, let text, _)? = $0.event(as: MessageThreadEvent.self) { return text.text } else { return nil }
             }
-            #expect(Set(texts) == Set(users.map { "reply of \($0)" }))
+            #expect(Set(texts) == Set(kept.map { "reply of \($0)" }))
             let new: [String: String?] = ["ACTIOND_KEY_FILE": newFile]
             let rebuild = try await ActiondProcess.run(["rebuild"], database: db.url, environment: new)
             #expect(rebuild.status == 0 && rebuild.standardOutput.contains("already equalled"), "\(rebuild.standardOutput) \(rebuild.standardError.suffix(500))")

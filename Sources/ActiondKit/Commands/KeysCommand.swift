@@ -53,6 +53,17 @@ struct KeysCommand: AsyncParsableCommand {
         @Flag(name: .customLong("retire-old"), help: "Delete the wrappings under every other KEK (refused while a key lacks a new one).") var retireOld = false
         @Option(help: "Keys rewrapped per statement.") var pageSize: Int = 1000
 
+        /// Records in `new`'s forgotten list every entry of `old`'s it lacks (or holds older).
+        static func carryForgottenList(from old: any KeyProvider, to new: KeyFile) async throws -> Int {
+            let present = Dictionary(try await new.forgottenUsers().map { (ExactString($0.userID), $0) }) { _, last in last }
+            var carried = 0
+            for user in try await old.forgottenUsers() where present[ExactString(user.userID)] != user {
+                try await new.record(user)
+                carried += 1
+            }
+            return carried
+        }
+
         func run() async throws {
             let logger = try options.makeLogger()
             let old = try options.keyRing(command: "keys rotate", logger: logger).provider
@@ -67,6 +78,11 @@ struct KeysCommand: AsyncParsableCommand {
                 let rotated = try await KeyRotation(client: client, from: old, to: new, pageSize: pageSize, logger: logger).run()
                 // Text producers sealed to the old intake key keeps opening with the new file.
                 _ = try new.addingIntakeKeys(old.intakeKeys)
+                // The forgotten list moves with the KEK: a backup restored under the new file
+                // is forgotten again exactly as under the old one. (A forget made with the old
+                // file after this point is not copied: rotate again, or forget again.)
+                let carried = try await Self.carryForgottenList(from: old, to: new)
+                if carried > 0 { print("copied \(carried) forgotten user(s) to \(new.forgottenListPath)") }
                 print("wrapped \(rotated) data keys under \(new.kekID) (beside their old wrappings). Next: restart workers with --key-file \(newKeyFile), then actiond keys rotate --new-key-file \(newKeyFile) --retire-old")
             }
         }

@@ -40,6 +40,10 @@ package enum WorkQueue {
     package struct UnknownEventType: Error, CustomStringConvertible {
         package var type: String
         package var position: Int64
+        package init(type: String, position: Int64) {
+            self.type = type
+            self.position = position
+        }
         package var description: String {
             "the event at position \(position) has type \(type.prefix(64)), which this build does not know (it knows \(EventType.allCases.map(\.rawValue).joined(separator: ", "))); run the actiond build that wrote it"
         }

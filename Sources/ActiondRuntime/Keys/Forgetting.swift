@@ -42,6 +42,7 @@ package struct Forgetting: Sendable {
                 try await connection.query("SELECT actiond.lock_users(ARRAY[\(user)])", logger: logger).drain()
                 try await connection.query("SELECT user_id FROM actiond.user_queues WHERE user_id = \(user) FOR UPDATE", logger: logger).drain()
                 let integrated = try await integrateStash(of: user, on: connection)
+                try await forgetUntakenText(of: user, on: connection)
                 let last = try await KeyStore.forget(user: user, through: through, on: connection, logger: logger)
                 return Summary(throughVersion: last, integrated: integrated)
             }
@@ -93,6 +94,44 @@ package struct Forgetting: Sendable {
                            metadata: ["users": "\(again)"])
         }
         return again
+    }
+
+    /// The user's events no worker has taken yet (queued, retrying, paused, held) may still
+    /// hold protected text in clear (plain SQL submit) or sealed to the intake key, which no
+    /// forget can destroy: their protected fields are replaced by the forgotten marker now, in
+    /// the forget's transaction, so that nothing of theirs can be read afterwards, nor sealed
+    /// again under a key allowed later. Text already at rest stays, sealed under keys that are
+    /// about to go. Returns how many events were rewritten.
+    @discardableResult
+    private func forgetUntakenText(of user: String, on connection: PostgresConnection) async throws -> Int {
+        let rows = try await connection.query("""
+            SELECT e.position, e.id, e.type, e.occurred_at, e.data::text, e.submitted_at
+            FROM actiond.events e
+            WHERE e.user_id = \(user)
+              AND (exists (SELECT FROM actiond.queue q WHERE q.user_id = e.user_id AND q.position = e.position)
+                   OR exists (SELECT FROM actiond.held h WHERE h.user_id = e.user_id AND h.position = e.position))
+            ORDER BY e.position
+            """, logger: logger)
+        func eventType(_ name: String, _ position: Int64) throws -> EventType {
+            guard let type = EventType(rawValue: name) else { throw WorkQueue.UnknownEventType(type: name, position: position) }
+            return type
+        }
+        var events: [LoggedEvent] = []
+        for try await (position, id, type, occurredAt, data, submittedAt) in rows.decode((Int64, String, String, Date, String, Date).self) {
+            events.append(LoggedEvent(position: position, id: id, type: try eventType(type, position), userID: user,
+                                      occurredAt: occurredAt, data: data, submittedAt: submittedAt))
+        }
+        guard !events.isEmpty else { return 0 }
+        let registry = try await CategoryStore.currentVersion(on: connection, logger: logger)
+        let sealer = try await keys.sealer(keys: [], fences: [ForgottenUser(userID: user, throughVersion: Int.max, newKeyAllowed: false)])
+        let rewrites = EventProtection.prepareEach(events, router: router, categories: registry, sealer: sealer).rewrites
+        for rewrite in rewrites {
+            try await connection.query("""
+                UPDATE actiond.events SET data = \(rewrite.data)::jsonb
+                WHERE user_id = \(user) AND position = \(rewrite.position)
+                """, logger: logger).drain()
+        }
+        return rewrites.count
     }
 
     /// Decides the user's stashed events, text forgotten, and writes them as a worker batch would.
