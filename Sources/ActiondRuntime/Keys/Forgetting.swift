@@ -8,8 +8,8 @@ import PostgresNIO
 /// `actiond forget USER`: destroys a person's data keys, so that none of their protected text
 /// can be read again, while every outcome, count and report row stays.
 ///
-/// One transaction, under the user's order lock (producers wait) and their queue row (a
-/// worker processing them finishes first): the user's stash is integrated, each stashed event
+/// One transaction, under the user's queue row (a worker processing them finishes first) and
+/// their order lock (producers wait): the user's stash is integrated, each stashed event
 /// decided as if their data had become available, with its text forgotten (no
 /// protected_data.available of theirs can follow, as their later events are refused); then
 /// the keys are deleted and the fence written. After the commit the forget is recorded beside
@@ -39,8 +39,11 @@ package struct Forgetting: Sendable {
     package func forget(_ user: String, through: Int = 0, record: Bool = true) async throws -> Summary {
         let summary = try await client.withConnection { connection in
             try await connection.transaction(logger: logger) { connection -> Summary in
-                try await connection.query("SELECT actiond.lock_users(ARRAY[\(user)])", logger: logger).drain()
+                // The queue row first, as a worker takes them (its claim locks the row, its commit
+                // then takes the order lock): the other order could deadlock with a worker whose
+                // batch empties this user's queue.
                 try await connection.query("SELECT user_id FROM actiond.user_queues WHERE user_id = \(user) FOR UPDATE", logger: logger).drain()
+                try await connection.query("SELECT actiond.lock_users(ARRAY[\(user)])", logger: logger).drain()
                 let integrated = try await integrateStash(of: user, on: connection)
                 try await forgetUntakenText(of: user, on: connection)
                 let last = try await KeyStore.forget(user: user, through: through, on: connection, logger: logger)
