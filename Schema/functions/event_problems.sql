@@ -106,6 +106,13 @@ begin
                      or coalesce(left(v.payload -> 'aps' -> 'alert' ->> 'subtitle_sealed', 6) <> 'hpke1.', false)
                      or coalesce(left(v.payload -> 'aps' -> 'alert' ->> 'body_sealed', 6) <> 'hpke1.', false) then
                     array['22023', 'data.payload.aps.alert: a sealed field must be a string sealed to the intake public key (hpke1.<key id>.<enc>.<ciphertext>)']
+                -- Markers only actiond writes (a forget, sealed text that did not open): forged,
+                -- they would make a handler read a person's text as forgotten.
+                when v.payload -> 'aps' ?| array['alert_forgotten', 'alert_unreadable']
+                     or (jsonb_typeof(v.payload -> 'aps' -> 'alert') = 'object'
+                         and v.payload -> 'aps' -> 'alert' ?| array['title_forgotten', 'subtitle_forgotten', 'body_forgotten',
+                                                                  'title_unreadable', 'subtitle_unreadable', 'body_unreadable']) then
+                    array['22023', 'data.payload.aps.alert: fields ending in _forgotten or _unreadable are written by actiond, never submitted']
                 when missing.key is not null then
                     array['22023', 'data.payload.' || missing.key || ': is required as a string for category ' || c.category
                         || ', got ' || coalesce(jsonb_typeof(v.payload -> missing.key), 'nothing')]
@@ -123,6 +130,8 @@ begin
                                             actiond.string_field_problem(v.data -> 'action', 'data.action', 200))]
                 when v.data ? 'text_forgotten' then
                     array['22023', 'data.text_forgotten: is written by actiond, never submitted']
+                when v.data ? 'text_unreadable' then
+                    array['22023', 'data.text_unreadable: is written by actiond, never submitted']
                 when v.data ? 'text' and v.data ? 'text_sealed' then
                     array['22023', 'data.text_sealed: give the text in clear (text) or sealed (text_sealed), not both']
                 when jsonb_typeof(v.data -> 'text_sealed') not in ('string', 'null') then

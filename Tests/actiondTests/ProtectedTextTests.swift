@@ -352,12 +352,25 @@ struct ProtectedTextTests {
                     #expect(error.serverInfo?[.message]?.hasPrefix("data.text_sealed") == true, "\(String(describing: error.serverInfo?[.message]))")
                 }
             }
-            do {
-                try await Self.submitSQL([Self.line("forged-alert", "notification.sent", user: "ana",
-                    #"{"request_id":"r9","payload":{"aps":{"category":"MESSAGE","alert":{"title":"T","body_sealed":"aead1.1.AAAA"}},"THREAD_ID":"t","MESSAGE_ID":"m"}}"#)], db)
-                Issue.record("a forged alert was accepted")
-            } catch let error as PSQLError {
-                #expect(error.serverInfo?[.message]?.hasPrefix("data.payload.aps.alert") == true)
+            for alert in [#"{"title":"T","body_sealed":"aead1.1.AAAA"}"#, #"{"title":"T","body_forgotten":true}"#,
+                          #"{"title_unreadable":true,"body":"B"}"#] {
+                do {
+                    try await Self.submitSQL([Self.line("forged-alert", "notification.sent", user: "ana",
+                        #"{"request_id":"r9","payload":{"aps":{"category":"MESSAGE","alert":\#(alert)},"THREAD_ID":"t","MESSAGE_ID":"m"}}"#)], db)
+                    Issue.record("a forged alert was accepted: \(alert)")
+                } catch let error as PSQLError {
+                    #expect(error.serverInfo?[.sqlState] == "22023")
+                    #expect(error.serverInfo?[.message]?.hasPrefix("data.payload.aps.alert") == true, "\(String(describing: error.serverInfo?[.message]))")
+                }
+            }
+            for marker in ["text_forgotten", "text_unreadable"] {
+                do {
+                    try await Self.submitSQL([Self.line("forged-marker", "notification.response", user: "ana",
+                        #"{"request_id":"r","action":"REPLY_ACTION","locked":false,"\#(marker)":true}"#)], db)
+                    Issue.record("a forged \(marker) was accepted")
+                } catch let error as PSQLError {
+                    #expect(error.serverInfo?[.message]?.hasPrefix("data.\(marker)") == true, "\(String(describing: error.serverInfo?[.message]))")
+                }
             }
             #expect(try await db.scalar("SELECT count(*) FROM actiond.events", as: Int.self) == 0)
         }
