@@ -219,25 +219,25 @@ private struct JSONTextParser {
             if byte < 0x20 { throw error("a control character in a string must be escaped") }
             index += 1
         }
-        var scalars = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
+        var unescaped = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
         while index < bytes.count {
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
                 index += 1
-                return String(decoding: scalars, as: UTF8.self)
+                return String(decoding: unescaped, as: UTF8.self)
             case UInt8(ascii: "\\"):
                 index += 1
                 guard index < bytes.count else { throw error("the text ends inside an escape") }
                 let escape = bytes[index]
                 index += 1
                 switch escape {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scalars.append(escape)
-                case UInt8(ascii: "b"): scalars.append(0x08)
-                case UInt8(ascii: "f"): scalars.append(0x0C)
-                case UInt8(ascii: "n"): scalars.append(0x0A)
-                case UInt8(ascii: "r"): scalars.append(0x0D)
-                case UInt8(ascii: "t"): scalars.append(0x09)
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): unescaped.append(escape)
+                case UInt8(ascii: "b"): unescaped.append(0x08)
+                case UInt8(ascii: "f"): unescaped.append(0x0C)
+                case UInt8(ascii: "n"): unescaped.append(0x0A)
+                case UInt8(ascii: "r"): unescaped.append(0x0D)
+                case UInt8(ascii: "t"): unescaped.append(0x09)
                 case UInt8(ascii: "u"):
                     var code = try hexQuad()
                     if (0xD800...0xDBFF).contains(code) {
@@ -251,12 +251,12 @@ private struct JSONTextParser {
                     } else if (0xDC00...0xDFFF).contains(code) {
                         throw error("a low surrogate without its high surrogate")
                     }
-                    scalars.append(contentsOf: String(Character(Unicode.Scalar(code)!)).utf8)
+                    unescaped.append(contentsOf: String(Unicode.Scalar(code)!).utf8)
                 default: throw error("an unknown escape")
                 }
             default:
                 if byte < 0x20 { throw error("a control character in a string must be escaped") }
-                scalars.append(byte)
+                unescaped.append(byte)
                 index += 1
             }
         }

@@ -180,5 +180,5 @@ package struct BatchRun: Sendable {
 /// A stashed event that its handler would not decide once protected data was available.
 package struct StashIntegrationError: Error, CustomStringConvertible {
     package var position: Int64
-    package var description: String { "stashed event at position \(position) could not be integrated: its router did not decide it" }
+    package var description: String { "stashed event at position \(position) could not be integrated: its handler did not decide it" }
 }
