@@ -31,9 +31,15 @@ extension PostgresConnection {
                     return first
                 }
                 // On this connection's event loop: see EventLoopTaskExecutor.
-                finished.work = Task(executorPreference: EventLoopTaskExecutor(eventLoop)) {
+                let work = Task(executorPreference: EventLoopTaskExecutor(eventLoop)) {
                     do { _ = resume(.success(try await body())) } catch { _ = resume(.failure(error)) }
                 }
+                // The body runs in a task of its own, which does not inherit this task's
+                // cancellation: a cancellation that came before the task existed (the caller
+                // already cancelled on entry, or cancelled while it was being made) must be
+                // passed on here, or a body that waits until cancelled (LISTEN) never returns.
+                // Seen: a worker group that never finished shutting down in a loaded test run.
+                if finished.start(work) { work.cancel() }
                 Task { [self] in
                     while !finished.isDone {
                         if isClosed {
@@ -58,7 +64,6 @@ extension PostgresConnection {
             }
         } onCancel: {
             finished.cancel()
-            finished.work?.cancel()
         }
     }
 }
@@ -67,13 +72,18 @@ extension PostgresConnection {
 /// continuation existed.
 private final class Once: Sendable {
     private let done = Atomic<Bool>(false)
-    private let state = Mutex<(cancelled: Bool, onCancel: (@Sendable () -> Void)?)>((false, nil))
-    private let task = Mutex<Task<Void, Never>?>(nil)
+    private let state = Mutex<(cancelled: Bool, onCancel: (@Sendable () -> Void)?, work: Task<Void, Never>?)>((false, nil, nil))
 
     /// The task running the body.
-    var work: Task<Void, Never>? {
-        get { task.withLock { $0 } }
-        set { task.withLock { $0 = newValue } }
+    var work: Task<Void, Never>? { state.withLock { $0.work } }
+
+    /// Records the task running the body; true when a cancellation came first (the caller
+    /// then cancels the task: `cancel()` found no task to cancel).
+    func start(_ work: Task<Void, Never>) -> Bool {
+        state.withLock { state in
+            state.work = work
+            return state.cancelled
+        }
     }
 
     var isDone: Bool { done.load(ordering: .acquiring) }
@@ -87,15 +97,19 @@ private final class Once: Sendable {
 
     /// Lets go of the body's task and the cancel handler (which refer back to this object).
     func release() {
-        state.withLock { $0.onCancel = nil }
-        task.withLock { $0 = nil }
+        state.withLock { state in
+            state.onCancel = nil
+            state.work = nil
+        }
     }
 
+    /// Cancels the body's task, if it exists yet, and runs the cancel handler.
     func cancel() {
-        let handler = state.withLock { state in
+        let (handler, work) = state.withLock { state in
             state.cancelled = true
-            return state.onCancel
+            return (state.onCancel, state.work)
         }
+        work?.cancel()
         handler?()
     }
 }

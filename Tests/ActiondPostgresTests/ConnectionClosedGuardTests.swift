@@ -1,0 +1,74 @@
+import ActiondPostgres
+import ActiondTestSupport
+import Foundation
+import PostgresNIO
+import Synchronization
+import Testing
+
+/// `PostgresConnection.failingWhenClosed`, which runs a body in a task of its own: a
+/// cancellation of the caller must reach that task however early it comes, or a body that
+/// waits until cancelled (the wake-up listener's LISTEN) keeps a worker group from ever
+/// finishing its shutdown.
+@Suite("Connection closed guard")
+struct ConnectionClosedGuardTests {
+    /// The caller is cancelled before the guard starts its body's task (as when a shutdown
+    /// comes while the listener leases its connection): the body is cancelled all the same.
+    @Test(arguments: [false, true])
+    func aCancellationBeforeTheBodyStartsReachesTheBody(closeOnCancel: Bool) async throws {
+        try await TestDatabase.with { db in
+            let ended = Mutex<String?>(nil)
+            let call = Task {
+                try await db.client.withConnection { connection in
+                    withUnsafeCurrentTask { $0?.cancel() }
+                    do {
+                        try await connection.failingWhenClosed(closeOnCancel: closeOnCancel) {
+                            try await Task.sleep(for: .seconds(3600))
+                        }
+                        ended.withLock { $0 = "returned" }
+                    } catch {
+                        ended.withLock { $0 = "threw \(type(of: error))" }
+                    }
+                }
+            }
+            // Not `await call.value`: before the fix the call never returned, and the test
+            // must fail rather than hang.
+            let deadline = ContinuousClock.now + .seconds(30)
+            while ended.withLock({ $0 }) == nil && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(ended.withLock { $0 } == "threw CancellationError")
+            if ended.withLock({ $0 }) != nil { _ = try? await call.value }
+        }
+    }
+
+    /// The ordinary case: cancelled while the body runs.
+    @Test func aCancellationWhileTheBodyRunsReachesTheBody() async throws {
+        try await TestDatabase.with { db in
+            let ended = Mutex<String?>(nil)
+            let started = Mutex(false)
+            let call = Task {
+                try await db.client.withConnection { connection in
+                    do {
+                        try await connection.failingWhenClosed(closeOnCancel: false) {
+                            started.withLock { $0 = true }
+                            try await Task.sleep(for: .seconds(3600))
+                        }
+                        ended.withLock { $0 = "returned" }
+                    } catch {
+                        ended.withLock { $0 = "threw \(type(of: error))" }
+                    }
+                }
+            }
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !started.withLock({ $0 }) && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            call.cancel()
+            while ended.withLock({ $0 }) == nil && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(ended.withLock { $0 } == "threw CancellationError")
+            if ended.withLock({ $0 }) != nil { _ = try? await call.value }
+        }
+    }
+}
