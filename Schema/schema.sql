@@ -48,6 +48,18 @@ ALTER TABLE actiond.category_versions ALTER COLUMN version ADD GENERATED ALWAYS 
     CACHE 1
 );
 
+-- Name: counter_routes; Type: TABLE; Schema: actiond; Owner: -
+
+CREATE TABLE actiond.counter_routes (
+    shard_id bigint NOT NULL,
+    slot integer NOT NULL,
+    route text NOT NULL
+);
+
+-- Name: TABLE counter_routes; Type: COMMENT; Schema: actiond; Owner: -
+
+COMMENT ON TABLE actiond.counter_routes IS 'Citus only: report counter routes that live in each shard group (filled by migrate --citus).';
+
 -- Name: data_keys; Type: TABLE; Schema: actiond; Owner: -
 
 CREATE TABLE actiond.data_keys (
@@ -216,18 +228,18 @@ COMMENT ON TABLE actiond.intake_keys IS 'Public keys producers seal protected te
 -- Name: latency_all_time; Type: TABLE; Schema: actiond; Owner: -
 
 CREATE TABLE actiond.latency_all_time (
-    shard integer NOT NULL,
     bucket integer NOT NULL,
-    events bigint NOT NULL
+    events bigint NOT NULL,
+    route text NOT NULL
 );
 
 -- Name: latency_minutes; Type: TABLE; Schema: actiond; Owner: -
 
 CREATE TABLE actiond.latency_minutes (
     minute timestamp with time zone NOT NULL,
-    shard integer NOT NULL,
     bucket integer NOT NULL,
-    events bigint NOT NULL
+    events bigint NOT NULL,
+    route text NOT NULL
 );
 
 -- Name: log_partitions; Type: TABLE; Schema: actiond; Owner: -
@@ -260,12 +272,12 @@ COMMENT ON TABLE actiond.log_settings IS 'Positions per partition of actiond.eve
 -- Name: outcome_counts; Type: TABLE; Schema: actiond; Owner: -
 
 CREATE TABLE actiond.outcome_counts (
-    shard integer NOT NULL,
     category text NOT NULL,
     action text NOT NULL,
     outcome text NOT NULL,
     reason text NOT NULL,
-    events bigint NOT NULL
+    events bigint NOT NULL,
+    route text NOT NULL
 );
 
 -- Name: outcomes; Type: TABLE; Schema: actiond; Owner: -
@@ -401,12 +413,12 @@ WITH (autovacuum_vacuum_scale_factor='0', autovacuum_vacuum_threshold='1000', au
 
 CREATE TABLE actiond.throughput_minutes (
     minute timestamp with time zone NOT NULL,
-    shard integer NOT NULL,
     applied bigint DEFAULT 0 NOT NULL,
     rejected bigint DEFAULT 0 NOT NULL,
     superseded bigint DEFAULT 0 NOT NULL,
     stashed bigint DEFAULT 0 NOT NULL,
-    dead bigint DEFAULT 0 NOT NULL
+    dead bigint DEFAULT 0 NOT NULL,
+    route text NOT NULL
 );
 
 -- Name: schema_migrations; Type: TABLE; Schema: actiond; Owner: -
@@ -479,6 +491,11 @@ ALTER TABLE ONLY actiond.category_actions
 ALTER TABLE ONLY actiond.category_versions
     ADD CONSTRAINT category_versions_pkey PRIMARY KEY (version);
 
+-- Name: counter_routes counter_routes_pkey; Type: CONSTRAINT; Schema: actiond; Owner: -
+
+ALTER TABLE ONLY actiond.counter_routes
+    ADD CONSTRAINT counter_routes_pkey PRIMARY KEY (shard_id, slot);
+
 -- Name: data_keys data_keys_pkey; Type: CONSTRAINT; Schema: actiond; Owner: -
 
 ALTER TABLE ONLY actiond.data_keys
@@ -532,12 +549,12 @@ ALTER TABLE ONLY actiond.intake_keys
 -- Name: latency_all_time latency_all_time_pkey; Type: CONSTRAINT; Schema: actiond; Owner: -
 
 ALTER TABLE ONLY actiond.latency_all_time
-    ADD CONSTRAINT latency_all_time_pkey PRIMARY KEY (bucket, shard);
+    ADD CONSTRAINT latency_all_time_pkey PRIMARY KEY (bucket, route);
 
 -- Name: latency_minutes latency_minutes_pkey; Type: CONSTRAINT; Schema: actiond; Owner: -
 
 ALTER TABLE ONLY actiond.latency_minutes
-    ADD CONSTRAINT latency_minutes_pkey PRIMARY KEY (minute, bucket, shard);
+    ADD CONSTRAINT latency_minutes_pkey PRIMARY KEY (minute, bucket, route);
 
 -- Name: log_partitions log_partitions_pkey; Type: CONSTRAINT; Schema: actiond; Owner: -
 
@@ -552,7 +569,7 @@ ALTER TABLE ONLY actiond.log_settings
 -- Name: outcome_counts outcome_counts_pkey; Type: CONSTRAINT; Schema: actiond; Owner: -
 
 ALTER TABLE ONLY actiond.outcome_counts
-    ADD CONSTRAINT outcome_counts_pkey PRIMARY KEY (category, action, outcome, reason, shard);
+    ADD CONSTRAINT outcome_counts_pkey PRIMARY KEY (category, action, outcome, reason, route);
 
 -- Name: outcomes outcomes_pkey; Type: CONSTRAINT; Schema: actiond; Owner: -
 
@@ -612,7 +629,7 @@ ALTER TABLE ONLY actiond.stash
 -- Name: throughput_minutes throughput_minutes_pkey; Type: CONSTRAINT; Schema: actiond; Owner: -
 
 ALTER TABLE ONLY actiond.throughput_minutes
-    ADD CONSTRAINT throughput_minutes_pkey PRIMARY KEY (minute, shard);
+    ADD CONSTRAINT throughput_minutes_pkey PRIMARY KEY (minute, route);
 
 -- Name: user_progress user_progress_pkey; Type: CONSTRAINT; Schema: actiond; Owner: -
 

@@ -6,7 +6,8 @@
 -- so a user's queue, log, outcomes, stash, idempotency keys, progress and state share one
 -- shard, and a statement naming users of one shard routes to one node. domain_events is
 -- distributed by its stream's user. pauses is a reference table (read in the claim's
--- statements on every node). Everything else (categories, report counters, settings, the
+-- statements on every node). The report counters are distributed by route, co-located, so
+-- that a batch counts on its users' node. Everything else (categories, settings, the
 -- migrator's bookkeeping) stays on the coordinator, where every function runs (Stage A).
 do $distribute$
 declare
@@ -38,11 +39,38 @@ begin
         perform create_reference_table('actiond.forgotten_users');
     end if;
 
+    -- The report counters, by route, co-located with the users (007_counter_routes.sql): a
+    -- batch counts its outcomes on its users' node.
+    for t in
+        select v.tab::regclass as tab
+        from (values ('actiond.outcome_counts'), ('actiond.throughput_minutes'),
+                     ('actiond.latency_minutes'), ('actiond.latency_all_time')) as v(tab)
+    loop
+        if not exists (select from pg_dist_partition where logicalrelid = t.tab) then
+            perform create_distributed_table(t.tab, 'route', colocate_with => 'actiond.user_queues');
+        end if;
+    end loop;
+
     -- The hash range of each shard group, for claim() (004_distributable_keys.sql).
     delete from actiond.shard_ranges;
     insert into actiond.shard_ranges (shard_id, lo, hi)
     select s.shardid, s.shardminvalue::integer, s.shardmaxvalue::integer
     from pg_dist_shard s
     where s.logicalrelid = 'actiond.user_queues'::regclass;
+
+    -- Eight counter routes in each shard group (counter_route): 'counter-N' for the first
+    -- values of N that hash into the group.
+    delete from actiond.counter_routes;
+    insert into actiond.counter_routes (shard_id, slot, route)
+    select r.shard_id, r.slot - 1, r.route
+    from (select h.shard_id, h.route, row_number() over (partition by h.shard_id order by h.n) as slot
+          from (select n, 'counter-' || n as route,
+                       get_shard_id_for_distribution_column('actiond.user_queues', 'counter-' || n) as shard_id
+                from generate_series(1, 100000) n) h) r
+    where r.slot <= 8;
+    if exists (select from actiond.shard_ranges r
+               where (select count(*) from actiond.counter_routes c where c.shard_id = r.shard_id) < 8) then
+        raise exception 'a shard group got fewer than eight counter routes';
+    end if;
 end
 $distribute$;

@@ -135,7 +135,7 @@ begin
             (jsonb_build_object('category', c.category, 'action', c.action, 'outcome', c.outcome,
                                 'reason', c.reason, 'delta', 1))) as x(row)
         where (c.outcome, c.reason) is distinct from (c.old_outcome, c.old_reason);
-        perform actiond.count_changed(changes, clock);
+        perform actiond.count_changed(changes, clock, users[1]);
     end if;
 
     if jsonb_array_length(batch -> 'stashed') > 0 then
@@ -159,7 +159,7 @@ begin
     from jsonb_to_recordset(batch -> 'done')
          as d(position bigint, "user" text, outcome text, reason text, attempts integer, error text,
               category text, action text, submitted_us bigint);
-    perform actiond.count_decided(batch -> 'done', clock);
+    perform actiond.count_decided(batch -> 'done', clock, users[1]);
 
     -- No variable in SET: Citus sends it to the shard as a parameter of unknown type.
     insert into actiond.user_progress as p (user_id, processed_events, last_position, updated_at)

@@ -15,6 +15,10 @@ declare
     stored_positions bigint[];
     stored_ordinals integer[];
     stored bigint[];
+    stored_users text[];
+    candidate_ordinals integer[];
+    candidate_users text[];
+    candidate_ids text[];
     dup_users text[];
     dup_ids text[];
     prior_users text[];
@@ -51,22 +55,27 @@ begin
     --    (so positions follow input order), unless it is already known (actiond.event_ids,
     --    the idempotency keys, per user: 004_distributable_keys.sql). ON CONFLICT waits for a
     --    concurrent transaction inserting the same key, so a duplicate is never stored twice.
-    with candidates as (
-        select distinct on (i.e ->> 'user_id', i.e ->> 'id') i.n::integer as n, i.e ->> 'user_id' as user_id, i.e ->> 'id' as id
-        from unnest(events, messages) with ordinality as i(e, message, n)
-        where i.message is null
-        order by i.e ->> 'user_id', i.e ->> 'id', i.n
-    ),
-    taken as (
+    --    Each statement reads plpgsql arrays, never a CTE another statement fills: on Citus a
+    --    CTE's rows are copied to every node as an intermediate result, which made a submit
+    --    of one shard group's users write (and commit in two phases) on every node.
+    select array_agg(c.n order by c.n), array_agg(c.user_id order by c.n), array_agg(c.id order by c.n)
+    into candidate_ordinals, candidate_users, candidate_ids
+    from (select distinct on (i.e ->> 'user_id', i.e ->> 'id') i.n::integer as n, i.e ->> 'user_id' as user_id, i.e ->> 'id' as id
+          from unnest(events, messages) with ordinality as i(e, message, n)
+          where i.message is null
+          order by i.e ->> 'user_id', i.e ->> 'id', i.n) c;
+
+    with taken as (
         insert into actiond.event_ids as ei (user_id, id)
-        select c.user_id, c.id from candidates c
-        order by c.n
+        select c.user_id, c.id from unnest(candidate_users, candidate_ids) with ordinality as c(user_id, id, k)
+        order by c.k
         on conflict (user_id, id) do nothing
         returning ei.user_id, ei.id, ei.position
     )
-    select array_agg(c.n order by t.position), array_agg(t.position order by t.position)
-    into stored_ordinals, stored
-    from taken t join candidates c on c.user_id = t.user_id and c.id = t.id;
+    select array_agg(c.n order by t.position), array_agg(t.position order by t.position), array_agg(t.user_id order by t.position)
+    into stored_ordinals, stored, stored_users
+    from taken t join unnest(candidate_ordinals, candidate_users, candidate_ids) as c(n, user_id, id)
+        on c.user_id = t.user_id and c.id = t.id;
 
     -- A position in the highest partition of the log: add the next one now (one spare is
     -- kept above the highest position taken), so an insert never finds no partition.
@@ -77,26 +86,23 @@ begin
     end if;
 
     -- 3b. Store the events at those positions and queue them.
-    with inserted as (
+    if stored is not null then
         insert into actiond.events as ev (position, id, type, user_id, occurred_at, data)
         select s.position, i.e ->> 'id', i.e ->> 'type', i.e ->> 'user_id', (i.e ->> 'occurred_at')::timestamptz, i.e -> 'data'
         from unnest(stored_ordinals, stored) as s(n, position)
         join unnest(events) with ordinality as i(e, n) on i.n = s.n
-        order by s.position
-        returning ev.position, ev.user_id
-    ),
-    queued as (
+        order by s.position;
+
         insert into actiond.queue (position, user_id)
-        select ins.position, ins.user_id from inserted ins
-        returning queue.user_id
-    ),
-    -- The user's "has work" row, unless it exists (a user in backoff stays in backoff). It
-    -- cannot be half-deleted by a worker: deleting it takes the order lock held here.
-    users as (
+        select s.position, s.user_id from unnest(stored, stored_users) as s(position, user_id);
+
+        -- The user's "has work" row, unless it exists (a user in backoff stays in backoff). It
+        -- cannot be half-deleted by a worker: deleting it takes the order lock held here.
         insert into actiond.user_queues (user_id)
-        select distinct q.user_id from queued q
-        on conflict (user_id) do nothing
-    )
+        select distinct s.user_id from unnest(stored_users) as s(user_id)
+        on conflict (user_id) do nothing;
+    end if;
+
     -- One position per input, in input order: 0 where nothing was stored for it.
     select array_agg(coalesce(s.position, 0) order by i.n)
     into stored_positions

@@ -15,6 +15,9 @@ grant execute on function actiond.schema_checksums() to actiond_producer, action
 
 -- Producers submit, and do nothing else: the functions check every rule and write as owner.
 grant execute on function actiond.submit(jsonb), actiond.submit_many(jsonb[]) to actiond_producer;
+-- Which shard group each user lives in (none on plain PostgreSQL): `actiond submit` splits its
+-- batches by group.
+grant execute on function actiond.shard_groups(text[]) to actiond_producer;
 -- The public key to seal protected text to before submitting it.
 grant execute on function actiond.intake_public_key() to actiond_producer, actiond_worker;
 -- The categories, so that `actiond submit` knows whose alerts are protected text to seal.

@@ -168,6 +168,8 @@ struct CitusTests {
             #expect(onCitus.projections == onPostgres.projections,
                     "every projection as on plain PostgreSQL: \(Self.difference(onCitus.projections, onPostgres.projections))")
 
+            try await Self.checkShapes(citus, client: client, logger: logger)
+
             // The projections are the fold of the domain events.
             let rebuilt = try await ActiondProcess.run(["rebuild"], database: citus)
             #expect(rebuilt.status == 0, "\(rebuilt.standardError)")
@@ -212,6 +214,71 @@ struct CitusTests {
             #"{"id":"citus-other-sent-\#(group)","type":"notification.sent","user_id":"citus-u\#(group * 5)","occurred_at":"\#(at(9_050))","data":{"request_id":"citus-other-\#(group)","payload":{"aps":{"category":"TIMER_EXPIRED","alert":{"title":"Tea","body":"Tea"}},"TIMER_ID":"citus-other-\#(group)-t"}}}"#
         }
         return [cancels, answers, early, sent]
+    }
+
+    /// The shape of the work on the cluster, from `pg_dist_transaction` (a row per node that
+    /// prepared in a two-phase commit; 2PC recovery is off meanwhile so rows stay): a submit
+    /// of 1,000 events over 200 users writes one node per statement (it is split by shard
+    /// group), and a drain of responses touching only their users' own streams writes one
+    /// node per batch, the report counters included. What is not reached: Citus prepares
+    /// (two phases) even a one-node transaction when it inserts from a set (COPY), which
+    /// every insert of submit_many and commit_batch does; see docs/citus.md.
+    static func checkShapes(_ citus: DatabaseURL, client: PostgresClient, logger: Logger) async throws {
+        func scalar(_ sql: String) async throws -> Int {
+            try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger).collect().first!.decode(Int.self)
+        }
+        try await client.query("ALTER SYSTEM SET citus.recover_2pc_interval = -1", logger: logger).drain()
+        try await client.query("SELECT pg_reload_conf()", logger: logger).drain()
+        try await Task.sleep(for: .milliseconds(200))
+        /// Prepared transactions since the last call: (transactions, those on more than one node).
+        func prepared() async throws -> (transactions: Int, multiNode: Int) {
+            let row = try await client.query("""
+                SELECT count(*)::int, (count(*) FILTER (WHERE nodes > 1))::int
+                FROM (SELECT split_part(gid, '_', 3) || '_' || split_part(gid, '_', 4) AS tx, count(*) AS nodes
+                      FROM pg_dist_transaction GROUP BY 1) t
+                """, logger: logger).collect().first!.decode((Int, Int).self)
+            try await client.query("DELETE FROM pg_dist_transaction", logger: logger).drain()
+            return (row.0, row.1)
+        }
+        func at(_ minutes: Int) -> String { "2026-11-25T10:\(String(format: "%02d", minutes)):00Z" }
+        let users = 0..<200
+        let sent = users.map { user in
+            #"{"id":"shape-\#(user)-sent","type":"notification.sent","user_id":"shape-u\#(user)","occurred_at":"\#(at(0))","data":{"request_id":"shape-\#(user)-req","payload":{"aps":{"category":"TIMER_EXPIRED","alert":{"title":"t"}},"TIMER_ID":"shape-\#(user)-t"}}}"#
+        }
+        let snoozes = users.flatMap { user in
+            (1...5).map { k in
+                #"{"id":"shape-\#(user)-snooze-\#(k)","type":"notification.response","user_id":"shape-u\#(user)","occurred_at":"\#(at(k))","data":{"request_id":"shape-\#(user)-req","action":"SNOOZE_ACTION","locked":false}}"#
+            }
+        }
+        _ = try await ActiondProcess.run(["submit", "-"], database: citus, input: sent.joined(separator: "\n"))
+        try await drain(citus, client: client, logger: logger)
+        _ = try await prepared()
+
+        let submitted = try await ActiondProcess.run(["submit", "-", "--batch-size", "1000", "--connections", "4"],
+                                                    database: citus, input: snoozes.joined(separator: "\n"))
+        #expect(submitted.standardOutput.contains("1000 accepted"), "\(submitted.standardOutput)")
+        let submit = try await prepared()
+        let groups = try await scalar("SELECT count(DISTINCT shard_id)::int FROM actiond.shard_groups(ARRAY(SELECT 'shape-u' || n FROM generate_series(0, 199) n))")
+        #expect(submit.multiNode == 0, "every submit statement wrote one node: \(submit)")
+        #expect(submit.transactions <= groups, "one statement per shard group: \(submit), \(groups) groups")
+
+        let worked = try await ActiondProcess.run(["work", "--drain", "--concurrency", "1", "--batch-size", "100"], database: citus)
+        #expect(worked.status == 0, "\(worked.standardError.suffix(2000))")
+        let drain = try await prepared()
+        let batches = try await scalar("""
+            SELECT count(DISTINCT o.decided_at)::int FROM actiond.outcomes o JOIN actiond.events e USING (user_id, position)
+            WHERE e.id LIKE 'shape-%-snooze-%'
+            """)
+        #expect(try await scalar("""
+            SELECT count(*)::int FROM actiond.outcomes o JOIN actiond.events e USING (user_id, position)
+            WHERE e.id LIKE 'shape-%-snooze-%' AND o.outcome = 'applied'
+            """) == 1000)
+        // The worker's chores at start (the report counters' prune) write every node once.
+        #expect(drain.multiNode <= 1, "each batch wrote one node: \(drain) for \(batches) batches")
+        #expect(batches >= 10)
+        try await client.query("ALTER SYSTEM RESET citus.recover_2pc_interval", logger: logger).drain()
+        try await client.query("SELECT pg_reload_conf()", logger: logger).drain()
+        print("citus shapes: submit \(submit.transactions) prepared statements over \(groups) shard groups, \(submit.multiNode) on several nodes; drain \(batches) batches, \(drain.transactions) prepared transactions, \(drain.multiNode) on several nodes")
     }
 
     /// Drains until nothing is queued and no held response's notification is recorded: a

@@ -1,5 +1,7 @@
+import ActiondDomain
 import Logging
 import PostgresNIO
+import Synchronization
 
 /// Submits events (JSON text, one event each) through `actiond.submit_many`, one statement
 /// per batch. Validation and idempotency live in the SQL function, so every producer, in any
@@ -7,32 +9,80 @@ import PostgresNIO
 package struct EventSubmitter: Sendable {
     let client: PostgresClient
     let logger: Logger
+    /// Whether the database turned out to have no shard groups (plain PostgreSQL).
+    private let layout = SubmitLayout()
 
     package init(client: PostgresClient, logger: Logger) {
         self.client = client
         self.logger = logger
     }
 
-    /// One result per input, in input order, from `connections` statements run at once: the
-    /// events are split by user (`UserPartition`), so each user's events are submitted in
-    /// input order by one statement, and the statements lock disjoint sets of users. One
-    /// difference from a single statement: when one id comes with two different users in the
-    /// same call, one is stored and the other refused (23505), but which one is not defined.
+    /// One result per input, in input order, from at most `connections` statements run at
+    /// once. The events are split by user, so each user's events are submitted in input order
+    /// by one statement, and the statements lock disjoint sets of users:
+    /// - on Citus, by shard group (`actiond.shard_groups`): each statement's users live on one
+    ///   node, so it writes that node alone and commits in one phase, instead of a statement
+    ///   over every shard committing in two phases on every node;
+    /// - on plain PostgreSQL, into `connections` parts by a hash of the user (`UserPartition`).
+    /// One difference from a single statement: when one id comes with two different users in
+    /// the same call, one is stored and the other refused (23505), but which one is not defined.
     package func submit(_ events: [String], connections: Int) async throws -> [SubmitResult] {
-        guard connections > 1 && events.count > 1 else { return try await submit(events) }
-        let partition = UserPartition(count: connections)
-        var parts = [[Int]](repeating: [], count: connections)
-        for (index, event) in events.enumerated() { parts[partition.index(of: event)].append(index) }
+        guard !events.isEmpty else { return [] }
+        let parts: [[Int]]
+        if let groups = try await shardGroups(events) {
+            parts = groups
+        } else if connections > 1 && events.count > 1 {
+            let partition = UserPartition(count: connections)
+            var split = [[Int]](repeating: [], count: connections)
+            for (index, event) in events.enumerated() { split[partition.index(of: event)].append(index) }
+            parts = split.filter { !$0.isEmpty }
+        } else {
+            return try await submit(events)
+        }
         var results = [SubmitResult?](repeating: nil, count: events.count)
         try await withThrowingTaskGroup(of: ([Int], [SubmitResult]).self) { group in
-            for part in parts where !part.isEmpty {
+            var pending = parts[...]
+            func start() {
+                guard let part = pending.popFirst() else { return }
                 group.addTask { (part, try await submit(part.map { events[$0] })) }
             }
+            for _ in 0..<max(1, connections) { start() }
             for try await (part, partResults) in group {
                 for (index, result) in zip(part, partResults) { results[index] = result }
+                start()
             }
         }
         return results.map { $0! }
+    }
+
+    /// The events' indices grouped by the Citus shard group of their user, in order of first
+    /// appearance (events without a readable user id form a group of their own, which the
+    /// function refuses event by event); nil on plain PostgreSQL, remembered after the first ask.
+    private func shardGroups(_ events: [String]) async throws -> [[Int]]? {
+        if layout.isPlain { return nil }
+        let users = events.map { UserPartition.userID(in: $0) }
+        var distinct: [String] = []
+        var seen = Set<ExactString>()
+        for case let user? in users where seen.insert(ExactString(user)).inserted { distinct.append(user) }
+        var shardOf: [ExactString: Int64] = [:]
+        let rows = try await client.query("SELECT user_id, shard_id FROM actiond.shard_groups(\(distinct))", logger: logger)
+        for try await (user, shard) in rows.decode((String, Int64).self) { shardOf[ExactString(user)] = shard }
+        if shardOf.isEmpty && !distinct.isEmpty {
+            layout.isPlain = true
+            return nil
+        }
+        var groups: [[Int]] = []
+        var groupOf: [Int64?: Int] = [:]
+        for (index, user) in users.enumerated() {
+            let shard = user.flatMap { shardOf[ExactString($0)] }
+            if let existing = groupOf[shard] {
+                groups[existing].append(index)
+            } else {
+                groupOf[shard] = groups.count
+                groups.append([index])
+            }
+        }
+        return groups
     }
 
     /// One result per input, in input order. Accepted and duplicate inputs are committed
@@ -92,5 +142,14 @@ package struct EventSubmitter: Sendable {
     /// invalid_text_representation (not JSON) or untranslatable_character (\u0000 in jsonb).
     static func isUnparsableInput(_ error: PSQLError) -> Bool {
         error.sqlState == .invalidTextRepresentation || error.sqlState == .untranslatableCharacter
+    }
+}
+
+/// What an `EventSubmitter` learned about its database's layout.
+private final class SubmitLayout: Sendable {
+    private let plain = Atomic<Bool>(false)
+    var isPlain: Bool {
+        get { plain.load(ordering: .relaxed) }
+        set { plain.store(newValue, ordering: .relaxed) }
     }
 }
