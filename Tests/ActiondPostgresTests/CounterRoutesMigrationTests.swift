@@ -15,25 +15,7 @@ struct CounterRoutesMigrationTests {
                 let earlier = Migration.all.filter { $0.version < 7 }
                 #expect(earlier.map(\.version) == [1, 2, 3, 4, 5, 6])
                 try await db.client.withConnection { connection in
-                    for statement in Migration.roles {
-                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: db.logger).drain()
-                    }
-                    try await connection.query("SET ROLE actiond_owner", logger: db.logger).drain()
-                    try await connection.query("""
-                        CREATE TABLE actiond.schema_migrations (version integer PRIMARY KEY, name text NOT NULL,
-                            checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())
-                        """, logger: db.logger).drain()
-                    for migration in earlier {
-                        try await connection.query("BEGIN", logger: db.logger).drain()
-                        for statement in migration.statements {
-                            try await connection.query(PostgresQuery(unsafeSQL: statement), logger: db.logger).drain()
-                        }
-                        try await connection.query("""
-                            INSERT INTO actiond.schema_migrations (version, name, checksum)
-                            VALUES (\(migration.version), \(migration.name), encode(sha256(convert_to(\(migration.sql), 'UTF8')), 'hex'))
-                            """, logger: db.logger).drain()
-                        try await connection.query("COMMIT", logger: db.logger).drain()
-                    }
+                    try await EarlierMigrations.apply(below: 7, on: connection, logger: db.logger)
                     // Counters as two backends of the earlier build left them (shards 3 and 17).
                     try await connection.query("""
                         INSERT INTO actiond.outcome_counts (shard, category, action, outcome, reason, events) VALUES

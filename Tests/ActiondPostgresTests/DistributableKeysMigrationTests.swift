@@ -16,25 +16,7 @@ struct DistributableKeysMigrationTests {
                 #expect(earlier.map(\.version) == [1, 2, 3])
                 try await db.client.withConnection { connection in
                     // 001–003 as `actiond migrate` of the build before 004 applied them.
-                    for statement in Migration.roles {
-                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: db.logger).drain()
-                    }
-                    try await connection.query("SET ROLE actiond_owner", logger: db.logger).drain()
-                    try await connection.query("""
-                        CREATE TABLE actiond.schema_migrations (version integer PRIMARY KEY, name text NOT NULL,
-                            checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())
-                        """, logger: db.logger).drain()
-                    for migration in earlier {
-                        try await connection.query("BEGIN", logger: db.logger).drain()
-                        for statement in migration.statements {
-                            try await connection.query(PostgresQuery(unsafeSQL: statement), logger: db.logger).drain()
-                        }
-                        try await connection.query("""
-                            INSERT INTO actiond.schema_migrations (version, name, checksum)
-                            VALUES (\(migration.version), \(migration.name), encode(sha256(convert_to(\(migration.sql), 'UTF8')), 'hex'))
-                            """, logger: db.logger).drain()
-                        try await connection.query("COMMIT", logger: db.logger).drain()
-                    }
+                    try await EarlierMigrations.apply(below: 4, on: connection, logger: db.logger)
                     // A log in 003's layout: ana's two events decided (one dead), bo's waiting
                     // in the queue, one held, one stashed, domain events, and a key whose event
                     // is not in the log.
