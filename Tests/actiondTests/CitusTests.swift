@@ -216,6 +216,58 @@ struct CitusTests {
         return [cancels, answers, early, sent]
     }
 
+    /// `migrate --citus` on a cluster of its own (Scripts/citus-cluster.sh, ports 9730–9732)
+    /// whose coordinator already has actiond's roles, made by a plain migrate of another
+    /// database on its server, while its worker nodes do not: the roles reach every node,
+    /// and a node added afterwards gets them too.
+    @Test func migrateCitusWhereOnlyTheCoordinatorHasTheRoles() async throws {
+        let directory = FileManager.default.temporaryDirectory.appending(path: "actiond-citus-roles-\(getpid())").path
+        func script(_ arguments: [String]) throws -> (status: Int32, output: String) {
+            let result = try ProcessRunner.run(URL(fileURLWithPath: "/bin/bash"), ["Scripts/citus-cluster.sh"] + arguments,
+                                               environment: ["ACTIOND_CITUS_PORT": "9730"])
+            return (result.status, result.output)
+        }
+        let started = try script(["start", directory])
+        #expect(started.status == 0, "\(started.output)")
+        defer {
+            _ = try? script(["stop", directory])
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+        guard started.status == 0 else { return }
+        let server = try DatabaseURL("postgresql://postgres@127.0.0.1:9730/postgres?sslmode=disable")
+        let coordinator = server.with(database: "actiond")
+        var logger = Logger(label: "actiond.tests")
+        logger.logLevel = .warning
+        try await PostgresClient.withClient(coordinator, maximumConnections: 1, logger: logger) { client in
+            func roles() async throws -> [String] {
+                try await client.query("""
+                    SELECT nodeport || ':' || result FROM run_command_on_workers(
+                        $$SELECT count(*) FROM pg_roles WHERE rolname IN ('actiond_owner', 'actiond_producer', 'actiond_worker', 'actiond_reader')$$)
+                    ORDER BY nodeport
+                    """, logger: logger).collect().map { try $0.decode(String.self) }
+            }
+            // The second worker joins later.
+            try await client.query("SELECT citus_remove_node('127.0.0.1', 9732)", logger: logger).drain()
+            try await PostgresClient.withClient(server, maximumConnections: 1, logger: logger) { admin in
+                try await admin.query("CREATE DATABASE other", logger: logger).drain()
+            }
+            let plain = try await ActiondProcess.run(["migrate"], database: server.with(database: "other"))
+            #expect(plain.status == 0, "\(plain.standardError)")
+            #expect(try await roles() == ["9731:0"], "the worker node has none of the roles yet")
+
+            let distributed = try await ActiondProcess.run(["migrate", "--citus"], database: coordinator)
+            #expect(distributed.status == 0, "\(distributed.standardError)")
+            #expect(distributed.standardOutput.contains("citus: distributed "), "\(distributed.standardOutput)")
+            #expect(try await roles() == ["9731:4"])
+
+            try await client.query("SELECT citus_add_node('127.0.0.1', 9732)", logger: logger).drain()
+            #expect(try await roles() == ["9731:4", "9732:4"], "a node added later has them too")
+            // And the cluster works: a second run finds everything in place.
+            let again = try await ActiondProcess.run(["migrate", "--citus"], database: coordinator)
+            #expect(again.status == 0, "\(again.standardError)")
+        }
+    }
+
     /// The shape of the work on the cluster, from `pg_dist_transaction` (a row per node that
     /// prepared in a two-phase commit; 2PC recovery is off meanwhile so rows stay): a submit
     /// of 1,000 events over 200 users writes one node per statement (it is split by shard

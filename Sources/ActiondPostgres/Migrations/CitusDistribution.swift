@@ -49,6 +49,23 @@ package struct CitusDistribution: Sendable {
         return (version, workers)
     }
 
+    /// `Schema/citus/roles_on_nodes.sql`, embedded at build time.
+    static let rolesSQL = EmbeddedResources.schemaFiles.first { $0.name == "citus/roles_on_nodes.sql" }?.sql ?? ""
+
+    /// Before the roles are set up, as the connecting role: actiond's roles on every node,
+    /// and known to Citus so that a node added later gets them (`roles_on_nodes.sql`).
+    func ensureRolesOnNodes(on connection: PostgresConnection) async throws {
+        do {
+            for statement in SQLStatementSplitter.split(Self.rolesSQL) {
+                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).drain()
+            }
+        } catch {
+            throw MigrationError(
+                code: .statementFailed, migration: "citus/roles_on_nodes.sql",
+                message: "--citus: actiond's roles (actiond_owner, actiond_producer, actiond_worker, actiond_reader) must exist on every node, and could not be made there: \(DatabaseFailure.describe(error)); run migrate --citus as a superuser, or create the four roles (NOLOGIN) on every worker node, then migrate again")
+        }
+    }
+
     /// After the roles exist, as the connecting role: lets actiond_owner log in (Citus
     /// connects to the worker nodes as the current role, and every actiond function runs as
     /// actiond_owner), and plans every statement of this database's sessions with its

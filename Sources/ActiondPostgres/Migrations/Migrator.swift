@@ -63,6 +63,7 @@ package struct Migrator: Sendable {
             do {
                 let distribution = CitusDistribution(logger: logger)
                 let cluster = citus ? try await distribution.checkCluster(on: connection) : nil
+                if cluster != nil { try await distribution.ensureRolesOnNodes(on: connection) }
                 try await setUpRoles(on: connection)
                 if cluster != nil { try await distribution.prepareSessions(on: connection) }
                 // Everything after is created as (and owned by) actiond_owner.
