@@ -49,6 +49,22 @@ package struct CitusDistribution: Sendable {
         return (version, workers)
     }
 
+    /// `Schema/citus/reader_views.sql`, embedded at build time.
+    static let readerViewsSQL = EmbeddedResources.schemaFiles.first { $0.name == "citus/reader_views.sql" }?.sql ?? ""
+
+    /// At the end of every migrate, as actiond_owner: on a distributed database, each report
+    /// view read through a function that runs as its owner, so readers can read it
+    /// (`reader_views.sql`); nothing on plain PostgreSQL.
+    func wrapReportViews(on connection: PostgresConnection) async throws {
+        do {
+            for statement in SQLStatementSplitter.split(Self.readerViewsSQL) {
+                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).drain()
+            }
+        } catch {
+            throw MigrationError(code: .statementFailed, migration: "citus/reader_views.sql", message: DatabaseFailure.describe(error))
+        }
+    }
+
     /// `Schema/citus/roles_on_nodes.sql`, embedded at build time.
     static let rolesSQL = EmbeddedResources.schemaFiles.first { $0.name == "citus/roles_on_nodes.sql" }?.sql ?? ""
 

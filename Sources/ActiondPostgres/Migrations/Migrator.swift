@@ -72,6 +72,7 @@ package struct Migrator: Sendable {
                 if let cluster {
                     report.citus = try await distribution.distribute(on: connection, version: cluster.version, workerNodes: cluster.workerNodes)
                 }
+                try await distribution.wrapReportViews(on: connection)
                 report.citusUndistributed = try await connection.query("""
                     SELECT EXISTS (SELECT FROM pg_extension WHERE extname = 'citus')
                        AND NOT EXISTS (SELECT FROM actiond.shard_ranges)
