@@ -18,6 +18,7 @@ declare
     upper bigint;
     pending record;
 begin
+    perform actiond.lock_timeout_on_every_node('100ms');  -- on Citus, on the worker nodes too
     select p.upper_bound into upper from actiond.log_partitions p where p.lower_bound = lower for update;
     if upper is null then
         return false;

@@ -13,6 +13,7 @@ declare
     cursor_at bigint;
     pending record;
 begin
+    perform actiond.lock_timeout_on_every_node('100ms');  -- on Citus, on the worker nodes too
     select p.upper_bound, p.forget_from into upper, cursor_at
     from actiond.log_partitions p where p.lower_bound = lower for update;
     if cursor_at is null then

@@ -257,7 +257,11 @@ package struct Migrator: Sendable {
                 BEGIN
                     FOR f IN SELECT p.oid::regprocedure FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
                              WHERE n.nspname = 'actiond' LOOP
-                        EXECUTE format('DROP FUNCTION IF EXISTS %s CASCADE', f);
+                        -- Gone already when an earlier drop cascaded to it (on Citus, a report
+                        -- view's reading function goes with the view a dropped function served).
+                        IF EXISTS (SELECT FROM pg_proc WHERE oid = f) THEN
+                            EXECUTE format('DROP FUNCTION IF EXISTS %s CASCADE', f);
+                        END IF;
                     END LOOP;
                 END
                 $drop$
