@@ -437,11 +437,19 @@ struct CitusTests {
         let groups = try await scalar("SELECT count(DISTINCT shard_id)::int FROM actiond.shard_groups(ARRAY(SELECT 'shape-u' || n FROM generate_series(0, 199) n))")
         #expect(submit.multiNode == 0, "every submit statement wrote one node: \(submit)")
         #expect(submit.transactions <= groups, "one statement per shard group: \(submit), \(groups) groups")
+        // A producer's one event through actiond.submit: one node.
+        let one = try await client.query("""
+            SELECT actiond.submit('{"id":"shape-one","type":"protected_data.available","user_id":"shape-u7","occurred_at":"2026-11-25T10:09:00Z","data":{}}')::text
+            """, logger: logger).collect().first!.decode(String.self)
+        #expect(one.contains("accepted"), "\(one)")
+        let single = try await prepared()
+        #expect(single.multiNode == 0 && single.transactions <= 1, "one event, one node: \(single)")
 
         // The batches alone: workers in this process, paused until their chores' first round
         // (the counters' prune writes every node) is over; then the resume, whose own
         // transaction (this connection's backend) is left out of the count.
         _ = try await client.query("SELECT actiond.pause()", logger: logger).collect()
+        _ = try await prepared()  // the pause's own write (the pauses table is on every node)
         var configuration = WorkerConfiguration(concurrency: 1, batchSize: 100, pollInterval: .milliseconds(100))
         configuration.holdSweepInterval = .seconds(3600)
         configuration.pruneInterval = .seconds(3600)
@@ -451,7 +459,15 @@ struct CitusTests {
             let workers = Task { [configuration] in
                 try await Workers(client: pool, keys: TestKeys.shared, configuration: configuration, logger: logger).run()
             }
-            try await Task.sleep(for: .seconds(2))
+            // The counters' prune, the one chore that writes, deletes on every node at start:
+            // wait until it has committed (it shows as a transaction on several nodes).
+            let chores = ContinuousClock.now + .seconds(30)
+            while try await scalar("""
+                SELECT count(*)::int FROM (SELECT 1 FROM pg_dist_transaction
+                                           GROUP BY split_part(gid, '_', 3), split_part(gid, '_', 4) HAVING count(*) > 1) t
+                """) == 0, ContinuousClock.now < chores {
+                try await Task.sleep(for: .milliseconds(100))
+            }
             _ = try await prepared()
             let me = try await client.withConnection { connection in
                 let pid = try await connection.query("SELECT pg_backend_pid()", logger: logger).collect().first!.decode(Int.self)
@@ -480,7 +496,7 @@ struct CitusTests {
         #expect(batches >= 10)
         try await client.query("ALTER SYSTEM RESET citus.recover_2pc_interval", logger: logger).drain()
         try await client.query("SELECT pg_reload_conf()", logger: logger).drain()
-        print("citus shapes: submit \(submit.transactions) prepared statements over \(groups) shard groups, \(submit.multiNode) on several nodes; drain \(batches) batches, \(drain.transactions) prepared transactions, \(drain.multiNode) on several nodes")
+        print("citus shapes: submit \(submit.transactions) prepared statements over \(groups) shard groups, \(submit.multiNode) on several nodes; one event \(single); drain \(batches) batches, \(drain.transactions) prepared transactions, \(drain.multiNode) on several nodes")
     }
 
     /// Drains until nothing is queued and no held response's notification is recorded: a
