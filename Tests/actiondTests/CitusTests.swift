@@ -270,14 +270,17 @@ struct CitusTests {
         }
     }
 
+    /// The first column of the first row of `sql`, as an integer.
+    static func integer(_ sql: String, client: PostgresClient, logger: Logger) async throws -> Int {
+        try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger).collect().first!.decode(Int.self)
+    }
+
     /// `actiond prune` on the cluster, with partitions of 200 positions: every old partition
     /// whose events are all final goes, on every node; the one holding a held response and a
     /// stashed reply stays with them; the rebuild that follows (in the main test) still equals
     /// the live projections.
     static func checkPrune(_ citus: DatabaseURL, client: PostgresClient, logger: Logger) async throws {
-        func scalar(_ sql: String) async throws -> Int {
-            try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger).collect().first!.decode(Int.self)
-        }
+        func scalar(_ sql: String) async throws -> Int { try await Self.integer(sql, client: client, logger: logger) }
         try await client.query("UPDATE actiond.log_settings SET partition_width = 200", logger: logger).drain()
         try await client.query("""
             SELECT setval('actiond.event_ids_position_seq', (SELECT max(upper_bound) FROM actiond.log_partitions) - 1)
@@ -400,9 +403,7 @@ struct CitusTests {
     /// (two phases) even a one-node transaction when it inserts from a set (COPY), which
     /// every insert of submit_many and commit_batch does; see docs/citus.md.
     static func checkShapes(_ citus: DatabaseURL, client: PostgresClient, logger: Logger) async throws {
-        func scalar(_ sql: String) async throws -> Int {
-            try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger).collect().first!.decode(Int.self)
-        }
+        func scalar(_ sql: String) async throws -> Int { try await Self.integer(sql, client: client, logger: logger) }
         try await client.query("ALTER SYSTEM SET citus.recover_2pc_interval = -1", logger: logger).drain()
         try await client.query("SELECT pg_reload_conf()", logger: logger).drain()
         try await Task.sleep(for: .milliseconds(200))

@@ -49,32 +49,32 @@ package struct CitusDistribution: Sendable {
         return (version, workers)
     }
 
-    /// `Schema/citus/reader_views.sql`, embedded at build time.
-    static let readerViewsSQL = EmbeddedResources.schemaFiles.first { $0.name == "citus/reader_views.sql" }?.sql ?? ""
+
+    /// Runs the statements of an embedded `Schema/` file (`citus/…`), in order.
+    private func run(_ file: String, on connection: PostgresConnection) async throws {
+        let sql = EmbeddedResources.schemaFiles.first { $0.name == file }?.sql ?? ""
+        for statement in SQLStatementSplitter.split(sql) {
+            try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).drain()
+        }
+    }
 
     /// At the end of every migrate, as actiond_owner: on a distributed database, each report
     /// view read through a function that runs as its owner, so readers can read it
     /// (`reader_views.sql`); nothing on plain PostgreSQL.
     func wrapReportViews(on connection: PostgresConnection) async throws {
         do {
-            for statement in SQLStatementSplitter.split(Self.readerViewsSQL) {
-                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).drain()
-            }
+            try await run("citus/reader_views.sql", on: connection)
         } catch {
             throw MigrationError(code: .statementFailed, migration: "citus/reader_views.sql", message: DatabaseFailure.describe(error))
         }
     }
 
-    /// `Schema/citus/roles_on_nodes.sql`, embedded at build time.
-    static let rolesSQL = EmbeddedResources.schemaFiles.first { $0.name == "citus/roles_on_nodes.sql" }?.sql ?? ""
 
     /// Before the roles are set up, as the connecting role: actiond's roles on every node,
     /// and known to Citus so that a node added later gets them (`roles_on_nodes.sql`).
     func ensureRolesOnNodes(on connection: PostgresConnection) async throws {
         do {
-            for statement in SQLStatementSplitter.split(Self.rolesSQL) {
-                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).drain()
-            }
+            try await run("citus/roles_on_nodes.sql", on: connection)
         } catch {
             throw MigrationError(
                 code: .statementFailed, migration: "citus/roles_on_nodes.sql",
