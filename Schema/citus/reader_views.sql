@@ -10,7 +10,7 @@
 -- view (report_trail by user or request id) applies to what the function returns, every row,
 -- so on Citus an operator who needs the index path reads actiond.rows_of_report_trail as the
 -- owner. A view already read that way is left as it is; one made again by a later migrate (a
--- changed file, a handler's new view) is wrapped again.
+-- changed file, a handler's changed or new view) is wrapped again.
 do $readers$
 declare
     v record;
@@ -23,9 +23,21 @@ begin
         select c.relname::text as name, obj_description(c.oid, 'pg_class') as comment
         from pg_class c join pg_namespace n on n.oid = c.relnamespace
         where n.nspname = 'actiond' and c.relkind = 'v' and c.relname like 'report\_%'
-          and to_regprocedure('actiond.read_' || c.relname || '()') is null
+          -- Not already a view over its reading function (a handler's view made again keeps
+          -- the old function, which must not count).
+          and not exists (select from pg_depend d join pg_rewrite r on r.oid = d.objid
+                          where d.classid = 'pg_rewrite'::regclass and r.ev_class = c.oid
+                            and d.refclassid = 'pg_proc'::regclass
+                            and d.refobjid = to_regprocedure('actiond.read_' || c.relname || '()'))
     loop
+        -- `rows_of_` and `read_` must not push a name past PostgreSQL's 63 bytes, where two
+        -- long names would be cut to the same one.
+        if octet_length(v.name) > 55 then
+            raise exception 'report view actiond.% has a name longer than 55 bytes, which Citus readers cannot be given: rename it', v.name
+                using errcode = '42622';
+        end if;
         definition := 'rows_of_' || v.name;
+        execute format('drop function if exists actiond.%I() cascade', 'read_' || v.name);
         execute format('drop view if exists actiond.%I cascade', definition);
         execute format('alter view actiond.%I rename to %I', v.name, definition);
         execute format('revoke all on actiond.%I from actiond_reader', definition);

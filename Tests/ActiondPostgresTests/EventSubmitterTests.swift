@@ -73,6 +73,20 @@ struct EventSubmitterTests {
         }
     }
 
+    /// The split by user asks the database where each user lives: a user id PostgreSQL's text
+    /// cannot hold (an escaped NUL) must not fail that question, only its own line.
+    @Test func aUserIdWithANulIsRefusedAloneInASplitSubmit() async throws {
+        try await TestDatabase.with { db in
+            let results = try await EventSubmitter(client: db.client, logger: db.logger).submit([
+                EventJSON.cancelled("x").json,
+                #"{"id": "n", "type": "meeting.cancelled", "user_id": "a\u0000b", "occurred_at": "2026-11-22T09:30:00Z", "data": {"meeting_id": "m"}}"#,
+                EventJSON.cancelled("w").setting(["user_id"], to: .string("bo")).json,
+            ], connections: 2)
+            #expect(results.map(\.status) == [.accepted, .refused, .accepted])
+            #expect(try await db.scalar("SELECT string_agg(id, ',' ORDER BY id) FROM actiond.events", as: String.self) == "w,x")
+        }
+    }
+
     @Test func largeBatchesKeepInputOrderPerUser() async throws {
         try await TestDatabase.with { db in
             let inputs = (0..<3000).map { EventJSON.cancelled("e\($0)").setting(["user_id"], to: .string("u\($0 % 7)")).json }

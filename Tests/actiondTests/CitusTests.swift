@@ -386,6 +386,8 @@ struct CitusTests {
         // A later migrate that applies the functions and views again (a changed file) wraps
         // them again; the drop of a function whose view went with another drop is skipped.
         try await client.query("UPDATE actiond.schema_objects SET checksum = 'changed' WHERE path = 'functions/latency_bucket_ms.sql'", logger: logger).drain()
+        // And a handler's view changed alone (its install makes the plain view again).
+        try await client.query("UPDATE actiond.handler_views SET checksum = 'changed' WHERE name = 'report_timers'", logger: logger).drain()
         let remigrated = try await ActiondProcess.run(["migrate"], database: citus)
         #expect(remigrated.status == 0, "\(remigrated.standardError)")
         #expect(remigrated.standardOutput.contains("functions, views and grants"), "\(remigrated.standardOutput)")
@@ -393,6 +395,8 @@ struct CitusTests {
         #expect(report.status == 0 && report.standardOutput.split(whereSeparator: \.isNewline).count == 401, "\(report.standardError)")
         let latency = try await ActiondProcess.run(["report", "latency"], database: reader)
         #expect(latency.status == 0, "\(latency.standardError)")
+        let timers = try await ActiondProcess.run(["report", "timers"], database: reader)
+        #expect(timers.status == 0, "\(timers.standardError)")
     }
 
     /// The shape of the work on the cluster, from `pg_dist_transaction` (a row per node that

@@ -60,7 +60,9 @@ package struct EventSubmitter: Sendable {
     /// function refuses event by event); nil on plain PostgreSQL, remembered after the first ask.
     private func shardGroups(_ events: [String]) async throws -> [[Int]]? {
         if layout.isPlain { return nil }
-        let users = events.map { UserPartition.userID(in: $0) }
+        // An id PostgreSQL's text cannot hold (a NUL) is not asked about: its line goes in the
+        // group of lines without a readable user, and submit_many refuses it alone.
+        let users = events.map { UserPartition.userID(in: $0).flatMap { $0.utf8.contains(0) ? nil : $0 } }
         var distinct: [String] = []
         var seen = Set<ExactString>()
         for case let user? in users where seen.insert(ExactString(user)).inserted { distinct.append(user) }
