@@ -27,8 +27,7 @@ package enum WorkQueue {
             in rows.decode((Int64, String, Int, String, String, Date, String, Date, Int?, Date).self) {
             // The log's check constraint admits only the types this build knows; one it does
             // not (a newer build's) is an error naming it, never another type.
-            guard let eventType = EventType(rawValue: type) else { throw UnknownEventType(type: type, position: position) }
-            claim.events.append(LoggedEvent(position: position, id: id, type: eventType, userID: userID, occurredAt: occurredAt,
+            claim.events.append(LoggedEvent(position: position, id: id, type: try UnknownEventType.check(type, position: position), userID: userID, occurredAt: occurredAt,
                                             data: data, submittedAt: submittedAt, failedAttempts: attempts))
             claim.categoryVersion = version
             claim.databaseNow = now
@@ -43,6 +42,11 @@ package enum WorkQueue {
         package init(type: String, position: Int64) {
             self.type = type
             self.position = position
+        }
+        /// The type named `name`, or this error naming it.
+        package static func check(_ name: String, position: Int64) throws -> EventType {
+            guard let type = EventType(rawValue: name) else { throw UnknownEventType(type: name, position: position) }
+            return type
         }
         package var description: String {
             "the event at position \(position) has type \(type.prefix(64)), which this build does not know (it knows \(EventType.allCases.map(\.rawValue).joined(separator: ", "))); run the actiond build that wrote it"

@@ -21,8 +21,8 @@ package struct EventSubmitter: Sendable {
     /// once. The events are split by user, so each user's events are submitted in input order
     /// by one statement, and the statements lock disjoint sets of users:
     /// - on Citus, by shard group (`actiond.shard_groups`): each statement's users live on one
-    ///   node, so it writes that node alone and commits in one phase, instead of a statement
-    ///   over every shard committing in two phases on every node;
+    ///   node, so it writes that node alone, instead of a statement over every shard writing
+    ///   every node;
     /// - on plain PostgreSQL, into `connections` parts by a hash of the user (`UserPartition`).
     /// One difference from a single statement: when one id comes with two different users in
     /// the same call, one is stored and the other refused (23505), but which one is not defined.

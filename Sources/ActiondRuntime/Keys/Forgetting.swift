@@ -115,13 +115,9 @@ package struct Forgetting: Sendable {
                    OR exists (SELECT FROM actiond.held h WHERE h.user_id = e.user_id AND h.position = e.position))
             ORDER BY e.position
             """, logger: logger)
-        func eventType(_ name: String, _ position: Int64) throws -> EventType {
-            guard let type = EventType(rawValue: name) else { throw WorkQueue.UnknownEventType(type: name, position: position) }
-            return type
-        }
         var events: [LoggedEvent] = []
         for try await (position, id, type, occurredAt, data, submittedAt) in rows.decode((Int64, String, String, Date, String, Date).self) {
-            events.append(LoggedEvent(position: position, id: id, type: try eventType(type, position), userID: user,
+            events.append(LoggedEvent(position: position, id: id, type: try WorkQueue.UnknownEventType.check(type, position: position), userID: user,
                                       occurredAt: occurredAt, data: data, submittedAt: submittedAt))
         }
         guard !events.isEmpty else { return 0 }
