@@ -21,6 +21,10 @@
 -- Everything commits with the claim or not at all: an event's effects and its outcome are
 -- recorded exactly once, whatever happens to the worker.
 --
+-- On Citus every insert is a multi-row INSERT … VALUES (insert_values), not an INSERT … SELECT
+-- from the document, which Citus runs as a COPY and commits in two phases: a batch whose
+-- users' streams are their own commits on one node in one phase.
+--
 -- Every statement names the users it writes (user_id = any(users), or a (user, position) key):
 -- with the per-user tables distributed by user (Citus, 004_distributable_keys.sql), a batch's
 -- users share one shard group (claim.sql), so each statement routes to one node. Where a
@@ -58,9 +62,15 @@ begin
             raise exception using errcode = 'ADK01',
                 message = 'a data key was made for a user forgotten meanwhile (actiond forget); the batch runs again';
         end if;
-        insert into actiond.data_keys (user_id, version, kek_id, wrapped)
-        select k."user", k.version, k.kek, decode(k.wrapped, 'base64')
-        from jsonb_to_recordset(batch -> 'keys') as k("user" text, version integer, kek text, wrapped text);
+        if on_citus then
+            perform actiond.insert_values('insert into actiond.data_keys (user_id, version, kek_id, wrapped)',
+                array(select format('(%L, %L, %L, %L)', k."user", k.version, k.kek, decode(k.wrapped, 'base64'))
+                      from jsonb_to_recordset(batch -> 'keys') as k("user" text, version integer, kek text, wrapped text)));
+        else
+            insert into actiond.data_keys (user_id, version, kek_id, wrapped)
+            select k."user", k.version, k.kek, decode(k.wrapped, 'base64')
+            from jsonb_to_recordset(batch -> 'keys') as k("user" text, version integer, kek text, wrapped text);
+        end if;
     end if;
 
     -- The log's protected fields, sealed at rest (what is recorded does not change, only its
@@ -84,23 +94,48 @@ begin
         end if;
     end if;
 
-    insert into actiond.projections as p (kind, stream_id, user_id, state, last_position)
-    select r.kind, r.id, r."user", r.state, r.position
-    from jsonb_to_recordset(batch -> 'rows') as r(kind text, id text, "user" text, state jsonb, position bigint)
-    order by r.kind, r.id, r."user"
-    on conflict (kind, stream_id, user_id) do update
-        set state = excluded.state, last_position = excluded.last_position;
+    -- On Citus (insert_values: one phase) shared streams (user '') are stored under their
+    -- routes (shared_stream_route), which spread them over the shards.
+    if on_citus then
+        perform actiond.insert_values('insert into actiond.projections as p (kind, stream_id, user_id, state, last_position)',
+            array(select format('(%L, %L, %L, %L, %L)', r.kind, r.id,
+                                case when r."user" = '' then actiond.shared_stream_route(r.kind, r.id) else r."user" end,
+                                r.state, r.position)
+                  from jsonb_to_recordset(batch -> 'rows') as r(kind text, id text, "user" text, state jsonb, position bigint)
+                  order by r.kind, r.id, r."user"),
+            'on conflict (kind, stream_id, user_id) do update set state = excluded.state, last_position = excluded.last_position');
+        perform actiond.insert_values('insert into actiond.domain_events (position, stream_kind, stream_id, stream_user, type, schema_version, data)',
+            array(select format('(%L, %L, %L, %L, %L, %L, %L)', e.value ->> 'position', e.value ->> 'kind', e.value ->> 'id',
+                                case when e.value ->> 'user' = '' then actiond.shared_stream_route(e.value ->> 'kind', e.value ->> 'id')
+                                     else e.value ->> 'user' end,
+                                e.value ->> 'type', e.value ->> 'version', e.value -> 'data')
+                  from jsonb_array_elements(batch -> 'events') with ordinality as e(value, n)
+                  order by e.n));
+    else
+        insert into actiond.projections as p (kind, stream_id, user_id, state, last_position)
+        select r.kind, r.id, r."user", r.state, r.position
+        from jsonb_to_recordset(batch -> 'rows') as r(kind text, id text, "user" text, state jsonb, position bigint)
+        order by r.kind, r.id, r."user"
+        on conflict (kind, stream_id, user_id) do update
+            set state = excluded.state, last_position = excluded.last_position;
 
-    insert into actiond.domain_events (position, stream_kind, stream_id, stream_user, type, schema_version, data)
-    select (e.value ->> 'position')::bigint, e.value ->> 'kind', e.value ->> 'id', e.value ->> 'user',
-           e.value ->> 'type', (e.value ->> 'version')::integer, e.value -> 'data'
-    from jsonb_array_elements(batch -> 'events') with ordinality as e(value, n)
-    order by e.n;
+        insert into actiond.domain_events (position, stream_kind, stream_id, stream_user, type, schema_version, data)
+        select (e.value ->> 'position')::bigint, e.value ->> 'kind', e.value ->> 'id', e.value ->> 'user',
+               e.value ->> 'type', (e.value ->> 'version')::integer, e.value -> 'data'
+        from jsonb_array_elements(batch -> 'events') with ordinality as e(value, n)
+        order by e.n;
+    end if;
 
     if jsonb_array_length(batch -> 'held') > 0 then
-        insert into actiond.held (position, user_id, request_id, hold_until)
-        select h.position, h."user", h.request, to_timestamp(h.until_us / 1000000.0)
-        from jsonb_to_recordset(batch -> 'held') as h(position bigint, "user" text, request text, until_us bigint);
+        if on_citus then
+            perform actiond.insert_values('insert into actiond.held (position, user_id, request_id, hold_until)',
+                array(select format('(%L, %L, %L, %L)', h.position, h."user", h.request, to_timestamp(h.until_us / 1000000.0))
+                      from jsonb_to_recordset(batch -> 'held') as h(position bigint, "user" text, request text, until_us bigint)));
+        else
+            insert into actiond.held (position, user_id, request_id, hold_until)
+            select h.position, h."user", h.request, to_timestamp(h.until_us / 1000000.0)
+            from jsonb_to_recordset(batch -> 'held') as h(position bigint, "user" text, request text, until_us bigint);
+        end if;
         delete from actiond.queue q
         using jsonb_to_recordset(batch -> 'held') as h(position bigint, "user" text)
         where (not on_citus or q.user_id = any(users)) and q.user_id = h."user" and q.position = h.position;
@@ -139,9 +174,15 @@ begin
     end if;
 
     if jsonb_array_length(batch -> 'stashed') > 0 then
-        insert into actiond.stash (position, user_id, payload_version, payload)
-        select t.position, t."user", t.version, convert_to(t.payload, 'UTF8')
-        from jsonb_to_recordset(batch -> 'stashed') as t(position bigint, "user" text, version integer, payload text);
+        if on_citus then
+            perform actiond.insert_values('insert into actiond.stash (position, user_id, payload_version, payload)',
+                array(select format('(%L, %L, %L, %L)', t.position, t."user", t.version, convert_to(t.payload, 'UTF8'))
+                      from jsonb_to_recordset(batch -> 'stashed') as t(position bigint, "user" text, version integer, payload text)));
+        else
+            insert into actiond.stash (position, user_id, payload_version, payload)
+            select t.position, t."user", t.version, convert_to(t.payload, 'UTF8')
+            from jsonb_to_recordset(batch -> 'stashed') as t(position bigint, "user" text, version integer, payload text);
+        end if;
     end if;
 
     if jsonb_array_length(batch -> 'unstashed') > 0 then
@@ -153,25 +194,47 @@ begin
     -- decided_at is the clock at this statement, the last before commit (not the start of
     -- the worker's transaction): what report_latency and the benchmark measure.
     clock := clock_timestamp();
-    insert into actiond.outcomes (user_id, position, outcome, reason, attempts, last_error, category, action, submitted_at, decided_at)
-    select d."user", d.position, d.outcome, d.reason, d.attempts, d.error, d.category, d.action,
-           to_timestamp(d.submitted_us / 1000000.0), clock
-    from jsonb_to_recordset(batch -> 'done')
-         as d(position bigint, "user" text, outcome text, reason text, attempts integer, error text,
-              category text, action text, submitted_us bigint);
+    if on_citus then
+        perform actiond.insert_values(
+            'insert into actiond.outcomes (user_id, position, outcome, reason, attempts, last_error, category, action, submitted_at, decided_at)',
+            array(select format('(%L, %L, %L, %L, %L, %L, %L, %L, %L, %L)', d."user", d.position, d.outcome, d.reason, d.attempts,
+                                d.error, d.category, d.action, to_timestamp(d.submitted_us / 1000000.0), clock)
+                  from jsonb_to_recordset(batch -> 'done')
+                       as d(position bigint, "user" text, outcome text, reason text, attempts integer, error text,
+                            category text, action text, submitted_us bigint)));
+    else
+        insert into actiond.outcomes (user_id, position, outcome, reason, attempts, last_error, category, action, submitted_at, decided_at)
+        select d."user", d.position, d.outcome, d.reason, d.attempts, d.error, d.category, d.action,
+               to_timestamp(d.submitted_us / 1000000.0), clock
+        from jsonb_to_recordset(batch -> 'done')
+             as d(position bigint, "user" text, outcome text, reason text, attempts integer, error text,
+                  category text, action text, submitted_us bigint);
+    end if;
     perform actiond.count_decided(batch -> 'done', clock, users[1]);
 
     -- No variable in SET: Citus sends it to the shard as a parameter of unknown type.
-    insert into actiond.user_progress as p (user_id, processed_events, last_position, updated_at)
-    select d."user", count(*), max(d.position), started
-    from jsonb_to_recordset(batch -> 'done') as d(position bigint, "user" text, outcome text)
-    where d.outcome <> 'dead'
-    group by d."user"
-    order by d."user"
-    on conflict (user_id) do update
-        set processed_events = p.processed_events + excluded.processed_events,
-            last_position = greatest(p.last_position, excluded.last_position),
-            updated_at = excluded.updated_at;
+    if on_citus then
+        perform actiond.insert_values(
+            'insert into actiond.user_progress as p (user_id, processed_events, last_position, updated_at)',
+            array(select format('(%L, %L, %L, %L)', d."user", count(*), max(d.position), started)
+                  from jsonb_to_recordset(batch -> 'done') as d(position bigint, "user" text, outcome text)
+                  where d.outcome <> 'dead'
+                  group by d."user"
+                  order by d."user"),
+            'on conflict (user_id) do update set processed_events = p.processed_events + excluded.processed_events, '
+            'last_position = greatest(p.last_position, excluded.last_position), updated_at = excluded.updated_at');
+    else
+        insert into actiond.user_progress as p (user_id, processed_events, last_position, updated_at)
+        select d."user", count(*), max(d.position), started
+        from jsonb_to_recordset(batch -> 'done') as d(position bigint, "user" text, outcome text)
+        where d.outcome <> 'dead'
+        group by d."user"
+        order by d."user"
+        on conflict (user_id) do update
+            set processed_events = p.processed_events + excluded.processed_events,
+                last_position = greatest(p.last_position, excluded.last_position),
+                updated_at = excluded.updated_at;
+    end if;
 
     delete from actiond.queue q
     using jsonb_to_recordset(batch -> 'done') as d(position bigint, "user" text)

@@ -12,6 +12,7 @@ security definer set search_path = actiond, pg_temp
 as $$
 declare
     own text[];
+    routes text[];
 begin
     if cardinality(lock_kinds) > 0 then
         perform actiond.lock_streams(lock_kinds, lock_ids);
@@ -32,18 +33,23 @@ begin
     end if;
     -- On Citus (migrate --citus, 004_distributable_keys.sql) projections are distributed by
     -- user, and a limit in a lateral subquery over unnest is refused. Two statements, each
-    -- naming its users so that it routes to one shard: the batch's own users' streams, and the
-    -- streams shared by users (user '': notifications, meetings).
+    -- naming its users so that it routes: the batch's own users' streams (one shard group),
+    -- and the streams shared by users (user ''), stored under their routes
+    -- (shared_stream_route) and given back as user ''.
     own := array(select distinct u.usr from unnest(users) as u(usr) where u.usr <> '');
     return query
     select p.kind, p.stream_id, p.user_id, p.state::text, p.last_position, p.xmin::text::bigint
     from actiond.projections p
     where p.user_id = any(own)
       and (p.kind, p.stream_id, p.user_id) in (select * from unnest(kinds, ids, users));
-    return query
-    select p.kind, p.stream_id, p.user_id, p.state::text, p.last_position, p.xmin::text::bigint
-    from actiond.projections p
-    where p.user_id = ''
-      and (p.kind, p.stream_id) in (select s.kind, s.id from unnest(kinds, ids, users) as s(kind, id, usr) where s.usr = '');
+    routes := array(select actiond.shared_stream_route(s.kind, s.id)
+                    from unnest(kinds, ids, users) as s(kind, id, usr) where s.usr = '');
+    if cardinality(routes) > 0 then
+        return query
+        select p.kind, p.stream_id, ''::text, p.state::text, p.last_position, p.xmin::text::bigint
+        from actiond.projections p
+        where p.user_id = any(routes)
+          and actiond.shared_stream_route(p.kind, p.stream_id) = p.user_id;
+    end if;
 end
 $$;

@@ -33,7 +33,8 @@ public struct CategoryHandlers: Sendable {
         }
         self.handlers = byName
         self.inputs = inputs
-        self.catalog = StreamCatalog(CoreStreams.all + adapters.flatMap(\.codecs))
+        self.catalog = StreamCatalog(CoreStreams.all + adapters.flatMap(\.codecs),
+                                     sharedKinds: Set([StreamKey.notificationKind] + adapters.compactMap(\.sharedKind)))
         self.payloadKeys = Set(adapters.flatMap(\.requiredPayloadKeys))
     }
 

@@ -91,9 +91,19 @@ struct TypedStreamCodec<State: Codable & Hashable & Sendable, Event: HandlerEven
 /// The stream kinds a build knows: actiond's own and its handlers'.
 package struct StreamCatalog: Sendable {
     private var codecs: [String: any StreamCodec] = [:]
+    /// The kinds of streams shared by users (user ""): notifications and the handlers' shared
+    /// state. Every other kind is per-user (HandlerSetValidator keeps a kind to one of the two).
+    package let sharedKinds: Set<String>
 
-    init(_ codecs: [any StreamCodec]) {
+    init(_ codecs: [any StreamCodec], sharedKinds: Set<String>) {
         for codec in codecs { self.codecs[codec.kind] = codec }
+        self.sharedKinds = sharedKinds
+    }
+
+    /// The key of a stored row: a shared kind's rows are the stream's whatever user column
+    /// they were stored under (on Citus, a route that spreads them: shared_stream_route.sql).
+    package func key(kind: String, id: String, storedUser: String) -> StreamKey {
+        StreamKey(kind, id, user: sharedKinds.contains(kind) ? "" : storedUser)
     }
 
     package var kinds: [String] { codecs.keys.sorted() }

@@ -61,6 +61,16 @@ package struct CitusDistribution: Sendable {
     /// At the end of every migrate, as actiond_owner: on a distributed database, each report
     /// view read through a function that runs as its owner, so readers can read it
     /// (`reader_views.sql`); nothing on plain PostgreSQL.
+    /// Every migrate, on a distributed database: shared streams' rows still under user ''
+    /// move to their routes (`citus/shared_routes.sql`); nothing on plain PostgreSQL.
+    func routeSharedRows(on connection: PostgresConnection) async throws {
+        do {
+            try await run("citus/shared_routes.sql", on: connection)
+        } catch {
+            throw MigrationError(code: .statementFailed, migration: "citus/shared_routes.sql", message: DatabaseFailure.describe(error))
+        }
+    }
+
     func wrapReportViews(on connection: PostgresConnection) async throws {
         do {
             try await run("citus/reader_views.sql", on: connection)

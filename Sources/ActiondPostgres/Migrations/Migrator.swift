@@ -14,7 +14,9 @@ import PostgresNIO
 ///    again in one transaction, so each object has exactly its one file's definition and an
 ///    object whose file was removed is gone;
 /// 3. the default categories on a fresh database, and the handlers' report views;
-/// 4. with `citus`, the distribution of the tables by user (`CitusDistribution`).
+/// 4. with `citus`, the distribution of the tables by user (`CitusDistribution`);
+/// 5. on a distributed database, every time: shared streams' rows moved to their routes
+///    (`citus/shared_routes.sql`) and the report views wrapped for readers (`reader_views.sql`).
 ///
 /// First it runs `Schema/roles/roles.sql` as the connecting role (the roles and the schema's
 /// owner), then everything as `actiond_owner`, which owns every object.
@@ -72,6 +74,7 @@ package struct Migrator: Sendable {
                 if let cluster {
                     report.citus = try await distribution.distribute(on: connection, version: cluster.version, workerNodes: cluster.workerNodes)
                 }
+                try await distribution.routeSharedRows(on: connection)
                 try await distribution.wrapReportViews(on: connection)
                 report.citusUndistributed = try await connection.query("""
                     SELECT EXISTS (SELECT FROM pg_extension WHERE extname = 'citus')

@@ -112,7 +112,7 @@ package struct ProjectionRebuild: Sendable {
             for row in page {
                 let (seq, position, kind, id, user, version, data) = try row.decode((Int64, Int64, String, String, String, Int, String).self)
                 after = (kind, id, user, seq)
-                stored.append((position, StreamKey(kind, id, user: user), version, data))
+                stored.append((position, catalog.key(kind: kind, id: id, storedUser: user), version, data))
             }
             for (row, event) in zip(stored, try await decode(stored, on: connection)) {
                 if let finished = fold.add(row.key, position: row.position, event: event) {
@@ -155,7 +155,7 @@ package struct ProjectionRebuild: Sendable {
         var stored: [(position: Int64, key: StreamKey, version: Int, data: String)] = []
         for row in rows {
             let (_, position, kind, id, user, version, data) = try row.decode((Int64, Int64, String, String, String, Int, String).self)
-            stored.append((position, StreamKey(kind, id, user: user), version, data))
+            stored.append((position, catalog.key(kind: kind, id: id, storedUser: user), version, data))
         }
         let events = zip(stored, try await decode(stored, on: connection)).map { (key: $0.key, position: $0.position, event: $1) }
         let keys = Array(Set(events.map(\.key)))
@@ -165,7 +165,7 @@ package struct ProjectionRebuild: Sendable {
             FROM actiond.load_rebuilt_streams(\(keys.map(\.kind)), \(keys.map(\.id)), \(keys.map(\.userID)))
             """, logger: logger)
         for try await (kind, id, user, document) in loaded.decode((String, String, String, String).self) {
-            states[StreamKey(kind, id, user: user)] = try catalog.decodeState(kind: kind, document: document)
+            states[catalog.key(kind: kind, id: id, storedUser: user)] = try catalog.decodeState(kind: kind, document: document)
         }
         var positions: [StreamKey: Int64] = [:]
         for item in events {

@@ -18,13 +18,14 @@ enum HandlerReportViews {
         var from = "from actiond.projections s"
         if let sharedKind, !view.sharedColumns.isEmpty {
             columns += view.sharedColumns.map { expression($0, table: "h") }
-            // The shared rows (user '') first, materialized, then joined: on Citus they live
-            // on one shard and the per-user rows on all, and Citus refuses the direct join
-            // of the two when the view is itself wrapped (`json_agg` of it, as `actiond
-            // report --format json` does); a materialized CTE it computes once and ships.
+            // The shared rows first, materialized, then joined: on Citus they are stored
+            // under routes of their own (shared_stream_route.sql, not the invitees'), and
+            // Citus refuses the direct join of the two when the view is itself wrapped
+            // (`json_agg` of it, as `actiond report --format json` does); a materialized CTE
+            // it computes once and ships. By kind alone: a shared kind has no per-user rows.
             shared = """
                 with h as materialized (
-                    select stream_id, state from actiond.projections where kind = '\(sharedKind)' and user_id = ''
+                    select stream_id, state from actiond.projections where kind = '\(sharedKind)'
                 )
 
                 """
