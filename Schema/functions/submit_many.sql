@@ -27,6 +27,10 @@ declare
     prior_types text[];
     prior_times timestamptz[];
     prior_data jsonb[];
+    taken_users text[];
+    taken_ids text[];
+    taken_positions bigint[];
+    on_citus constant boolean := exists (select from actiond.shard_ranges);
 begin
     -- A small batch (a producer's few events: the latency path) runs the generic plans the
     -- session keeps: planning steps 3 and 4 for it cost about 0.7 ms a call, a fifth of the
@@ -34,7 +38,7 @@ begin
     -- when the function returns.
     -- Not on Citus (shard_ranges has rows after migrate --citus): its planner cannot
     -- distribute a generic plan's parameters.
-    if cardinality(events) <= 64 and not exists (select from actiond.shard_ranges) then
+    if cardinality(events) <= 64 and not on_citus then
         perform set_config('plan_cache_mode', 'force_generic_plan', true);
     end if;
 
@@ -65,17 +69,36 @@ begin
           where i.message is null
           order by i.e ->> 'user_id', i.e ->> 'id', i.n) c;
 
-    with taken as (
-        insert into actiond.event_ids as ei (user_id, id)
-        select c.user_id, c.id from unnest(candidate_users, candidate_ids) with ordinality as c(user_id, id, k)
-        order by c.k
-        on conflict (user_id, id) do nothing
-        returning ei.user_id, ei.id, ei.position
-    )
-    select array_agg(c.n order by t.position), array_agg(t.position order by t.position), array_agg(t.user_id order by t.position)
-    into stored_ordinals, stored, stored_users
-    from taken t join unnest(candidate_ordinals, candidate_users, candidate_ids) as c(n, user_id, id)
-        on c.user_id = t.user_id and c.id = t.id;
+    --    On Citus every insert here is a multi-row INSERT … VALUES of literals instead (see
+    --    insert_values.sql): an INSERT … SELECT from arrays runs there as a COPY, which Citus
+    --    commits in two phases even on one node.
+    if on_citus then
+        if cardinality(candidate_users) > 0 then
+            execute 'with taken as (insert into actiond.event_ids as ei (user_id, id) values '
+                 || (select string_agg(format('(%L, %L)', c.user_id, c.id), ', ' order by c.k)
+                     from unnest(candidate_users, candidate_ids) with ordinality as c(user_id, id, k))
+                 || ' on conflict (user_id, id) do nothing returning ei.user_id, ei.id, ei.position)'
+                 || ' select array_agg(t.user_id), array_agg(t.id), array_agg(t.position) from taken t'
+            into taken_users, taken_ids, taken_positions;
+        end if;
+        select array_agg(c.n order by t.position), array_agg(t.position order by t.position), array_agg(t.user_id order by t.position)
+        into stored_ordinals, stored, stored_users
+        from unnest(taken_users, taken_ids, taken_positions) as t(user_id, id, position)
+        join unnest(candidate_ordinals, candidate_users, candidate_ids) as c(n, user_id, id)
+            on c.user_id = t.user_id and c.id = t.id;
+    else
+        with taken as (
+            insert into actiond.event_ids as ei (user_id, id)
+            select c.user_id, c.id from unnest(candidate_users, candidate_ids) with ordinality as c(user_id, id, k)
+            order by c.k
+            on conflict (user_id, id) do nothing
+            returning ei.user_id, ei.id, ei.position
+        )
+        select array_agg(c.n order by t.position), array_agg(t.position order by t.position), array_agg(t.user_id order by t.position)
+        into stored_ordinals, stored, stored_users
+        from taken t join unnest(candidate_ordinals, candidate_users, candidate_ids) as c(n, user_id, id)
+            on c.user_id = t.user_id and c.id = t.id;
+    end if;
 
     -- A position in the highest partition of the log: add the next one now (one spare is
     -- kept above the highest position taken), so an insert never finds no partition.
@@ -86,7 +109,20 @@ begin
     end if;
 
     -- 3b. Store the events at those positions and queue them.
-    if stored is not null then
+    if stored is not null and on_citus then
+        perform actiond.insert_values('insert into actiond.events as ev (position, id, type, user_id, occurred_at, data)',
+            array(select format('(%L, %L, %L, %L, %L, %L)', s.position, i.e ->> 'id', i.e ->> 'type', i.e ->> 'user_id',
+                                i.e ->> 'occurred_at', i.e -> 'data')
+                  from unnest(stored_ordinals, stored) as s(n, position)
+                  join unnest(events) with ordinality as i(e, n) on i.n = s.n
+                  order by s.position));
+        perform actiond.insert_values('insert into actiond.queue (position, user_id)',
+            array(select format('(%L, %L)', s.position, s.user_id) from unnest(stored, stored_users) as s(position, user_id)));
+        perform actiond.insert_values('insert into actiond.user_queues (user_id)',
+            array(select format('(%L)', u.user_id) from (select distinct s.user_id from unnest(stored_users) as s(user_id)) u
+                  order by u.user_id),
+            'on conflict (user_id) do nothing');
+    elsif stored is not null then
         insert into actiond.events as ev (position, id, type, user_id, occurred_at, data)
         select s.position, i.e ->> 'id', i.e ->> 'type', i.e ->> 'user_id', (i.e ->> 'occurred_at')::timestamptz, i.e -> 'data'
         from unnest(stored_ordinals, stored) as s(n, position)
