@@ -20,6 +20,14 @@
 #   Scripts/citus-cluster.sh test
 #       Starts the cluster if needed, then runs `swift test --filter Citus` from the
 #       repository root with ACTIOND_CITUS_URL set.
+#   Scripts/citus-cluster.sh rates [ROUNDS]
+#       The submit and drain rates on the cluster against plain PostgreSQL on the
+#       coordinator's server (database actiond_plain, no extension), alternated, ROUNDS
+#       times each (default 2): 64,000 events over 3,200 users (timers sent and snoozed,
+#       invitations sent and accepted), `actiond submit --no-seal`, then two `actiond work
+#       --drain --concurrency 2` at once; each run starts from an empty schema and must
+#       apply every event. Uses the release build (swift build -c release first). Drops the
+#       schema actiond of both databases.
 #
 # Environment
 #   ACTIOND_CITUS_DIR    DIR when none is given (default: .actiond/citus under the
@@ -299,6 +307,66 @@ cmd_test() {
     ACTIOND_CITUS_URL=$(url) swift test --filter Citus
 }
 
+# ---------------------------------------------------------------------------------- rates
+
+# One JSON line per event: per user, five timers (sent, snoozed) and five invitations
+# (sent, accepted), each on a meeting of its own.
+rates_input() {
+    awk -v users=3200 'BEGIN {
+        t = "2026-11-25T10:00:00Z"; s = "2026-11-25T10:01:00Z"
+        for (u = 0; u < users; u++) for (k = 0; k < 5; k++) {
+            id = "r" u "-" k
+            printf "{\"id\":\"%s-ts\",\"type\":\"notification.sent\",\"user_id\":\"rate-u%d\",\"occurred_at\":\"%s\",\"data\":{\"request_id\":\"%s-t\",\"payload\":{\"aps\":{\"category\":\"TIMER_EXPIRED\"},\"TIMER_ID\":\"%s-timer\"}}}\n", id, u, t, id, id
+            printf "{\"id\":\"%s-tr\",\"type\":\"notification.response\",\"user_id\":\"rate-u%d\",\"occurred_at\":\"%s\",\"data\":{\"request_id\":\"%s-t\",\"action\":\"SNOOZE_ACTION\",\"locked\":false}}\n", id, u, s, id
+            printf "{\"id\":\"%s-ms\",\"type\":\"notification.sent\",\"user_id\":\"rate-u%d\",\"occurred_at\":\"%s\",\"data\":{\"request_id\":\"%s-m\",\"payload\":{\"aps\":{\"category\":\"MEETING_INVITATION\"},\"MEETING_ID\":\"%s-meeting\"}}}\n", id, u, t, id, id
+            printf "{\"id\":\"%s-mr\",\"type\":\"notification.response\",\"user_id\":\"rate-u%d\",\"occurred_at\":\"%s\",\"data\":{\"request_id\":\"%s-m\",\"action\":\"ACCEPT_ACTION\",\"locked\":false}}\n", id, u, s, id
+        }
+    }'
+}
+
+now_ms() { date +%s%3N; }
+
+# rates_run NAME URL MIGRATE_FLAGS...: one submit and one drain; prints NAME submit/s drain/s.
+rates_run() {
+    local name=$1 db=$2; shift 2
+    local bin=$REPO_ROOT/.build/release/actiond
+    "$PG_BIN/psql" -X -q "$db" -c "DROP SCHEMA IF EXISTS actiond CASCADE" >/dev/null 2>&1
+    "$bin" migrate "$@" --database-url "$db" >/dev/null
+    local start end submitted drained applied
+    start=$(now_ms)
+    "$bin" submit "$INPUT" --no-seal --database-url "$db" >/dev/null
+    end=$(now_ms); submitted=$((end - start))
+    start=$(now_ms)
+    "$bin" work --drain --concurrency 2 --database-url "$db" >/dev/null 2>&1 &
+    local first=$!
+    "$bin" work --drain --concurrency 2 --database-url "$db" >/dev/null 2>&1
+    wait "$first"
+    end=$(now_ms); drained=$((end - start))
+    applied=$("$PG_BIN/psql" -X -tAc "SELECT count(*) FROM actiond.outcomes WHERE outcome = 'applied'" "$db")
+    [[ $applied == "$EVENTS" ]] || die "$name: $applied of $EVENTS events applied"
+    printf '%-6s submit %6d events/s   drain %6d events/s\n' "$name" $((EVENTS * 1000 / submitted)) $((EVENTS * 1000 / drained))
+}
+
+cmd_rates() {
+    local rounds=${1:-2}
+    cd "$REPO_ROOT"
+    [[ -x .build/release/actiond ]] || die "no release build: run swift build -c release --product actiond first"
+    [[ $(psql_node "$PORT" "$DB" -tAc "SELECT count(*) FROM citus_get_active_worker_nodes()" 2>/dev/null) == 2 ]] \
+        || die "no cluster at $(url): run $0 start first"
+    psql_node "$PORT" postgres -tAc "SELECT 1 FROM pg_database WHERE datname = 'actiond_plain'" | grep -q 1 \
+        || psql_node "$PORT" postgres -qc "CREATE DATABASE actiond_plain" >/dev/null
+    INPUT=$(mktemp); EVENTS=64000
+    rates_input > "$INPUT"
+    export ACTIOND_KEY_FILE=${ACTIOND_KEY_FILE:-$(mktemp -u)}
+    [[ -f $ACTIOND_KEY_FILE ]] || .build/release/actiond keys new "$ACTIOND_KEY_FILE" >/dev/null
+    local plain="postgresql://postgres@127.0.0.1:${PORT}/actiond_plain?sslmode=disable"
+    for ((r = 1; r <= rounds; r++)); do
+        rates_run plain "$plain"
+        rates_run citus "$(url)" --citus
+    done
+    rm -f "$INPUT"
+}
+
 # ----------------------------------------------------------------------------------- main
 
 case ${1:-} in
@@ -307,6 +375,7 @@ case ${1:-} in
     stop) shift; cmd_stop "$@" ;;
     url) url ;;
     test) shift; cmd_test "$@" ;;
+    rates) shift; cmd_rates "$@" ;;
     *)
         sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0" >&2
         exit 2
