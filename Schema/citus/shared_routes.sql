@@ -3,6 +3,12 @@
 -- `migrate --citus` distributed the tables) move to their route, in one transaction. Citus
 -- does not update a distribution column, so each row is copied under its route and the ''
 -- row deleted. A no-op when there are none, and on plain PostgreSQL.
+--
+-- Workers may run meanwhile (the functions that write routes were installed in an earlier
+-- transaction of the same migrate): the readers (load_streams, release_holds) fall back to
+-- a '' row while a stream has no row under its route, and a row a worker has already written
+-- under the route is newer than the '' one, so it is kept (on conflict do nothing) and the ''
+-- row dropped. A rebuild's work table moves the same way.
 do $routes$
 begin
     if not exists (select from actiond.shard_ranges) then
@@ -11,18 +17,24 @@ begin
     if exists (select from actiond.projections where user_id = '') then
         insert into actiond.projections (kind, stream_id, user_id, state, last_position)
         select p.kind, p.stream_id, actiond.shared_stream_route(p.kind, p.stream_id), p.state, p.last_position
-        from actiond.projections p where p.user_id = '';
+        from actiond.projections p where p.user_id = ''
+        on conflict (kind, stream_id, user_id) do nothing;
         delete from actiond.projections where user_id = '';
     end if;
+    if exists (select from actiond.projections_rebuild where user_id = '') then
+        insert into actiond.projections_rebuild (kind, stream_id, user_id, state, last_position)
+        select p.kind, p.stream_id, actiond.shared_stream_route(p.kind, p.stream_id), p.state, p.last_position
+        from actiond.projections_rebuild p where p.user_id = ''
+        on conflict (kind, stream_id, user_id) do nothing;
+        delete from actiond.projections_rebuild where user_id = '';
+    end if;
     if exists (select from actiond.domain_events where stream_user = '') then
-        insert into actiond.domain_events (seq, position, stream_kind, stream_id, stream_user, type, schema_version, data)
+        insert into actiond.domain_events (seq, position, stream_kind, stream_id, stream_user, type, schema_version, data, recorded_at)
         overriding system value
         select d.seq, d.position, d.stream_kind, d.stream_id, actiond.shared_stream_route(d.stream_kind, d.stream_id),
-               d.type, d.schema_version, d.data
+               d.type, d.schema_version, d.data, d.recorded_at
         from actiond.domain_events d where d.stream_user = '';
         delete from actiond.domain_events where stream_user = '';
     end if;
-    -- A rebuild's work table is emptied by the next rebuild anyway.
-    delete from actiond.projections_rebuild where user_id = '';
 end
 $routes$;

@@ -129,7 +129,8 @@ begin
     if jsonb_array_length(batch -> 'held') > 0 then
         if on_citus then
             perform actiond.insert_values('insert into actiond.held (position, user_id, request_id, hold_until)',
-                array(select format('(%L, %L, %L, %L)', h.position, h."user", h.request, to_timestamp(h.until_us / 1000000.0))
+                array(select format('(%L, %L, %L, %L)', h.position, h."user", h.request,
+                                    to_json(to_timestamp(h.until_us / 1000000.0)) #>> '{}')
                       from jsonb_to_recordset(batch -> 'held') as h(position bigint, "user" text, request text, until_us bigint)));
         else
             insert into actiond.held (position, user_id, request_id, hold_until)
@@ -198,7 +199,8 @@ begin
         perform actiond.insert_values(
             'insert into actiond.outcomes (user_id, position, outcome, reason, attempts, last_error, category, action, submitted_at, decided_at)',
             array(select format('(%L, %L, %L, %L, %L, %L, %L, %L, %L, %L)', d."user", d.position, d.outcome, d.reason, d.attempts,
-                                d.error, d.category, d.action, to_timestamp(d.submitted_us / 1000000.0), clock)
+                                d.error, d.category, d.action, to_json(to_timestamp(d.submitted_us / 1000000.0)) #>> '{}',
+                                to_json(clock) #>> '{}')
                   from jsonb_to_recordset(batch -> 'done')
                        as d(position bigint, "user" text, outcome text, reason text, attempts integer, error text,
                             category text, action text, submitted_us bigint)));
@@ -216,7 +218,7 @@ begin
     if on_citus then
         perform actiond.insert_values(
             'insert into actiond.user_progress as p (user_id, processed_events, last_position, updated_at)',
-            array(select format('(%L, %L, %L, %L)', d."user", count(*), max(d.position), started)
+            array(select format('(%L, %L, %L, %L)', d."user", count(*), max(d.position), to_json(started) #>> '{}')
                   from jsonb_to_recordset(batch -> 'done') as d(position bigint, "user" text, outcome text)
                   where d.outcome <> 'dead'
                   group by d."user"

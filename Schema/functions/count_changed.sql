@@ -26,7 +26,7 @@ begin
             'on conflict (category, action, outcome, reason, route) do update set events = c.events + excluded.events');
         if changed_at is not null then
             perform actiond.insert_values('insert into actiond.throughput_minutes as t (minute, route, applied, rejected, superseded, stashed, dead)',
-                array(select format('(%L, %L, %L, %L, %L, %L, %L)', date_trunc('minute', changed_at), me,
+                array(select format('(%L, %L, %L, %L, %L, %L, %L)', to_json(date_trunc('minute', changed_at)) #>> '{}', me,
                                     count(*) filter (where d.outcome = 'applied'), count(*) filter (where d.outcome = 'rejected'),
                                     count(*) filter (where d.outcome = 'superseded'), count(*) filter (where d.outcome = 'stashed'),
                                     count(*) filter (where d.outcome = 'dead'))

@@ -30,7 +30,7 @@ begin
                   order by g.category, g.action, g.outcome, g.reason),
             'on conflict (category, action, outcome, reason, route) do update set events = c.events + excluded.events');
         perform actiond.insert_values('insert into actiond.throughput_minutes as t (minute, route, applied, rejected, superseded, stashed, dead)',
-            array(select format('(%L, %L, %L, %L, %L, %L, %L)', decided_minute, me,
+            array(select format('(%L, %L, %L, %L, %L, %L, %L)', to_json(decided_minute) #>> '{}', me,
                                 count(*) filter (where d.outcome = 'applied'), count(*) filter (where d.outcome = 'rejected'),
                                 count(*) filter (where d.outcome = 'superseded'), count(*) filter (where d.outcome = 'stashed'),
                                 count(*) filter (where d.outcome = 'dead'))
@@ -38,7 +38,7 @@ begin
             'on conflict (minute, route) do update set applied = t.applied + excluded.applied, rejected = t.rejected + excluded.rejected, '
             'superseded = t.superseded + excluded.superseded, stashed = t.stashed + excluded.stashed, dead = t.dead + excluded.dead');
         perform actiond.insert_values('insert into actiond.latency_minutes as l (minute, route, bucket, events)',
-            array(select format('(%L, %L, %L, %L)', decided_minute, me, l.bucket, count(*))
+            array(select format('(%L, %L, %L, %L)', to_json(decided_minute) #>> '{}', me, l.bucket, count(*))
                   from (select actiond.latency_bucket(
                                    extract(epoch from decided_at - to_timestamp(d.submitted_us / 1000000.0)) * 1000) as bucket
                         from jsonb_to_recordset(done) as d(submitted_us bigint)

@@ -7,7 +7,10 @@
 --
 -- `head`: `insert into actiond.T as alias (columns)`; `tuples`: the rows in insert order,
 -- each `(v1, v2, …)` of quoted literals (format's %L), which PostgreSQL reads as the columns'
--- types; `tail`: an ON CONFLICT clause, or ''. Callers pass constant heads and tails.
+-- types (a timestamp as `to_json(t) #>> '{}'`: ISO 8601 with a numeric offset, whatever the
+-- session's DateStyle and TimeZone, where %L of a timestamptz may print a zone abbreviation
+-- that reads back as another zone); `tail`: an ON CONFLICT clause, or ''. Callers pass
+-- constant heads and tails.
 create function actiond.insert_values(head text, tuples text[], tail text default '')
 returns void
 language plpgsql volatile as $$

@@ -42,9 +42,10 @@ begin
     if cardinality(requests) = 0 then
         return 0;
     end if;
-    -- Notifications are shared streams, stored under their routes (shared_stream_route).
-    recorded := array(select p.stream_id from actiond.projections p
-                      where p.user_id = any(array(select actiond.shared_stream_route('notification', r) from unnest(requests) r))
+    -- Notifications are shared streams, stored under their routes (shared_stream_route), or
+    -- under '' while a migrate moves them (shared_routes.sql).
+    recorded := array(select distinct p.stream_id from actiond.projections p
+                      where p.user_id = any(array(select actiond.shared_stream_route('notification', r) from unnest(requests) r) || ''::text)
                         and p.kind = 'notification' and p.stream_id = any(requests));
     for grp in
         select array_agg(d.user_id order by d.position) as users, array_agg(d.position order by d.position) as positions

@@ -444,11 +444,69 @@ struct CitusTests {
             """, logger: logger).drain()
         let moved = try await scalar("SELECT count(*)::int FROM actiond.domain_events WHERE stream_user = ''")
         #expect(try await scalar("SELECT count(*)::int FROM actiond.projections WHERE user_id = ''") == 10 && moved >= 10)
+        #expect(try await scalar("SELECT count(*)::int FROM actiond.projections WHERE kind = 'meeting' AND stream_id = 'citus-meeting-0' AND user_id = ''") == 1)
+
+        // Workers read a shared row left under '' (as while a migrate moves them) and under
+        // its route after: an invitee of the cancelled meeting 0 answers again, before the
+        // move and after, refused meeting_cancelled both times (were the meeting not found,
+        // the answer would be applied). Users whose ids look like routes keep their own rows.
+        func at(_ seconds: Double) -> String { MicrosecondTimestamp.format(Date(timeIntervalSince1970: 1_795_000_000 + seconds)) }
+        func answer(_ id: String, user: Int, at time: Double) -> String {
+            #"{"id":"\#(id)","type":"notification.response","user_id":"citus-u\#(user)","occurred_at":"\#(at(time))","data":{"request_id":"citus-u\#(user)-invite","action":"ACCEPT_ACTION","locked":false}}"#
+        }
+        func timer(_ user: String, _ timer: String) -> [String] {
+            [#"{"id":"\#(timer)-sent","type":"notification.sent","user_id":"\#(user)","occurred_at":"\#(at(200))","data":{"request_id":"\#(timer)-req","payload":{"aps":{"category":"TIMER_EXPIRED"},"TIMER_ID":"\#(timer)"}}}"#,
+             #"{"id":"\#(timer)-snooze","type":"notification.response","user_id":"\#(user)","occurred_at":"\#(at(210))","data":{"request_id":"\#(timer)-req","action":"SNOOZE_ACTION","locked":false}}"#]
+        }
+        let refused = "SELECT count(*)::int FROM actiond.outcomes o JOIN actiond.events e USING (user_id, position) WHERE e.id = $1 AND o.reason = 'meeting_cancelled'"
+        // Before the move: submitted through SQL and decided by workers in this process, as a
+        // producer and running workers do while a migrate is under way (a command of the
+        // binary run as the owner would migrate first, which moves the rows).
+        for event in [answer("citus-before-move", user: 2, at: 170)] + timer("meeting:citus-meeting-3", "citus-hostile-a") {
+            _ = try await client.query("SELECT actiond.submit(\(event)::jsonb)", logger: logger).collect()
+        }
+        var configuration = WorkerConfiguration(concurrency: 1, batchSize: 100, pollInterval: .milliseconds(100))
+        configuration.holdSweepInterval = .seconds(3600)
+        try await PostgresClient.withClient(citus, logger: logger) { pool in
+            let workers = Task { [configuration] in
+                try await Workers(client: pool, keys: TestKeys.shared, configuration: configuration, logger: logger).run()
+            }
+            let deadline = ContinuousClock.now + .seconds(60)
+            while try await scalar("""
+                SELECT count(*)::int FROM actiond.outcomes o JOIN actiond.events e USING (user_id, position)
+                WHERE e.id IN ('citus-before-move', 'citus-hostile-a-sent', 'citus-hostile-a-snooze')
+                """) < 3, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            workers.cancel()
+            _ = try? await workers.value
+        }
+        #expect(try await scalar("SELECT count(*)::int FROM actiond.projections WHERE user_id = ''") == 10, "not moved yet")
+        #expect(try await scalar(refused.replacingOccurrences(of: "$1", with: "'citus-before-move'")) == 1, "a meeting under '' is found")
+
         let migrated = try await ActiondProcess.run(["migrate"], database: citus)
         #expect(migrated.status == 0, "\(migrated.standardError)")
         #expect(try await scalar("SELECT count(*)::int FROM actiond.projections WHERE user_id = ''") == 0)
         #expect(try await scalar("SELECT count(*)::int FROM actiond.domain_events WHERE stream_user = ''") == 0)
         #expect(try await scalar("SELECT count(*)::int FROM actiond.projections WHERE kind = 'meeting'") == meetings)
+        #expect(try await scalar("""
+            SELECT count(*)::int FROM actiond.projections
+            WHERE kind IN ('notification', 'meeting') AND user_id <> kind || ':' || stream_id
+            """) == 0, "every shared row under its route after the move")
+        #expect(try await scalar("""
+            SELECT count(*)::int FROM actiond.domain_events
+            WHERE stream_kind IN ('notification', 'meeting') AND stream_user <> stream_kind || ':' || stream_id
+            """) == 0, "every shared domain event under its route after the move")
+        let after = [answer("citus-after-move", user: 3, at: 171)] + timer("timer:citus-hostile-b", "citus-hostile-b")
+        _ = try await ActiondProcess.run(["submit", "-"], database: citus, input: after.joined(separator: "\n"))
+        try await Self.drain(citus, client: client, logger: logger)
+        #expect(try await scalar(refused.replacingOccurrences(of: "$1", with: "'citus-after-move'")) == 1, "a moved meeting is found")
+        #expect(try await scalar("""
+            SELECT count(*)::int FROM actiond.projections
+            WHERE kind = 'timer' AND ((stream_id = 'citus-hostile-a' AND user_id = 'meeting:citus-meeting-3')
+                                   OR (stream_id = 'citus-hostile-b' AND user_id = 'timer:citus-hostile-b'))
+              AND (state -> 'report' ->> 'snoozeCount')::int = 1
+            """) == 2, "users whose ids look like routes keep their own timers")
         let rebuilt = try await ActiondProcess.run(["rebuild"], database: citus)
         #expect(rebuilt.standardOutput.contains("already equalled the rebuild: nothing changed"), "\(rebuilt.standardOutput) \(rebuilt.standardError)")
     }

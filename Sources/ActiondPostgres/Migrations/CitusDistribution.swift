@@ -58,9 +58,6 @@ package struct CitusDistribution: Sendable {
         }
     }
 
-    /// At the end of every migrate, as actiond_owner: on a distributed database, each report
-    /// view read through a function that runs as its owner, so readers can read it
-    /// (`reader_views.sql`); nothing on plain PostgreSQL.
     /// Every migrate, on a distributed database: shared streams' rows still under user ''
     /// move to their routes (`citus/shared_routes.sql`); nothing on plain PostgreSQL.
     func routeSharedRows(on connection: PostgresConnection) async throws {
@@ -71,6 +68,9 @@ package struct CitusDistribution: Sendable {
         }
     }
 
+    /// At the end of every migrate, as actiond_owner: on a distributed database, each report
+    /// view read through a function that runs as its owner, so readers can read it
+    /// (`reader_views.sql`); nothing on plain PostgreSQL.
     func wrapReportViews(on connection: PostgresConnection) async throws {
         do {
             try await run("citus/reader_views.sql", on: connection)
