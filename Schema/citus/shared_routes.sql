@@ -10,24 +10,25 @@
 -- under the route is newer than the '' one, so it is kept (on conflict do nothing) and the ''
 -- row dropped. A rebuild's work table moves the same way.
 do $routes$
+declare
+    tab text;
+    found boolean;
 begin
     if not exists (select from actiond.shard_ranges) then
         return;
     end if;
-    if exists (select from actiond.projections where user_id = '') then
-        insert into actiond.projections (kind, stream_id, user_id, state, last_position)
-        select p.kind, p.stream_id, actiond.shared_stream_route(p.kind, p.stream_id), p.state, p.last_position
-        from actiond.projections p where p.user_id = ''
-        on conflict (kind, stream_id, user_id) do nothing;
-        delete from actiond.projections where user_id = '';
-    end if;
-    if exists (select from actiond.projections_rebuild where user_id = '') then
-        insert into actiond.projections_rebuild (kind, stream_id, user_id, state, last_position)
-        select p.kind, p.stream_id, actiond.shared_stream_route(p.kind, p.stream_id), p.state, p.last_position
-        from actiond.projections_rebuild p where p.user_id = ''
-        on conflict (kind, stream_id, user_id) do nothing;
-        delete from actiond.projections_rebuild where user_id = '';
-    end if;
+    -- Each step only when there is something to move: a migrate that finds nothing writes
+    -- nothing (every command run as the owner migrates first).
+    foreach tab in array array['projections', 'projections_rebuild'] loop
+        execute format('select exists (select from actiond.%I where user_id = %L)', tab, '') into found;
+        continue when not found;
+        execute format($move$
+            insert into actiond.%1$I (kind, stream_id, user_id, state, last_position)
+            select p.kind, p.stream_id, actiond.shared_stream_route(p.kind, p.stream_id), p.state, p.last_position
+            from actiond.%1$I p where p.user_id = ''
+            on conflict (kind, stream_id, user_id) do nothing$move$, tab);
+        execute format('delete from actiond.%I where user_id = %L', tab, '');
+    end loop;
     if exists (select from actiond.domain_events where stream_user = '') then
         insert into actiond.domain_events (seq, position, stream_kind, stream_id, stream_user, type, schema_version, data, recorded_at)
         overriding system value

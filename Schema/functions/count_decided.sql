@@ -14,6 +14,8 @@ declare
     me constant text := actiond.counter_route(near_user);
     decided_minute constant timestamptz := date_trunc('minute', decided_at);
     on_citus constant boolean := exists (select from actiond.shard_ranges);
+    buckets integer[];
+    bucket_events bigint[];
 begin
     if done is null or jsonb_array_length(done) = 0 then
         return;
@@ -37,21 +39,20 @@ begin
                   from jsonb_to_recordset(done) as d(outcome text)),
             'on conflict (minute, route) do update set applied = t.applied + excluded.applied, rejected = t.rejected + excluded.rejected, '
             'superseded = t.superseded + excluded.superseded, stashed = t.stashed + excluded.stashed, dead = t.dead + excluded.dead');
+        -- The latency buckets once, for both latency counters.
+        select coalesce(array_agg(l.bucket order by l.bucket), '{}'), coalesce(array_agg(l.events order by l.bucket), '{}')
+        into buckets, bucket_events
+        from (select actiond.latency_bucket(extract(epoch from decided_at - to_timestamp(d.submitted_us / 1000000.0)) * 1000) as bucket,
+                     count(*) as events
+              from jsonb_to_recordset(done) as d(submitted_us bigint)
+              where d.submitted_us is not null
+              group by 1) l;
         perform actiond.insert_values('insert into actiond.latency_minutes as l (minute, route, bucket, events)',
-            array(select format('(%L, %L, %L, %L)', to_json(decided_minute) #>> '{}', me, l.bucket, count(*))
-                  from (select actiond.latency_bucket(
-                                   extract(epoch from decided_at - to_timestamp(d.submitted_us / 1000000.0)) * 1000) as bucket
-                        from jsonb_to_recordset(done) as d(submitted_us bigint)
-                        where d.submitted_us is not null) l
-                  group by l.bucket order by l.bucket),
+            array(select format('(%L, %L, %L, %L)', to_json(decided_minute) #>> '{}', me, b.bucket, b.events)
+                  from unnest(buckets, bucket_events) as b(bucket, events)),
             'on conflict (minute, bucket, route) do update set events = l.events + excluded.events');
         perform actiond.insert_values('insert into actiond.latency_all_time as a (route, bucket, events)',
-            array(select format('(%L, %L, %L)', me, l.bucket, count(*))
-                  from (select actiond.latency_bucket(
-                                   extract(epoch from decided_at - to_timestamp(d.submitted_us / 1000000.0)) * 1000) as bucket
-                        from jsonb_to_recordset(done) as d(submitted_us bigint)
-                        where d.submitted_us is not null) l
-                  group by l.bucket order by l.bucket),
+            array(select format('(%L, %L, %L)', me, b.bucket, b.events) from unnest(buckets, bucket_events) as b(bucket, events)),
             'on conflict (bucket, route) do update set events = a.events + excluded.events');
         return;
     end if;

@@ -465,12 +465,7 @@ struct CitusTests {
         for event in [answer("citus-before-move", user: 2, at: 170)] + timer("meeting:citus-meeting-3", "citus-hostile-a") {
             _ = try await client.query("SELECT actiond.submit(\(event)::jsonb)", logger: logger).collect()
         }
-        var configuration = WorkerConfiguration(concurrency: 1, batchSize: 100, pollInterval: .milliseconds(100))
-        configuration.holdSweepInterval = .seconds(3600)
-        try await PostgresClient.withClient(citus, logger: logger) { pool in
-            let workers = Task { [configuration] in
-                try await Workers(client: pool, keys: TestKeys.shared, configuration: configuration, logger: logger).run()
-            }
+        try await Self.withWorkers(citus, logger: logger) {
             let deadline = ContinuousClock.now + .seconds(60)
             while try await scalar("""
                 SELECT count(*)::int FROM actiond.outcomes o JOIN actiond.events e USING (user_id, position)
@@ -478,8 +473,6 @@ struct CitusTests {
                 """) < 3, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(100))
             }
-            workers.cancel()
-            _ = try? await workers.value
         }
         #expect(try await scalar("SELECT count(*)::int FROM actiond.projections WHERE user_id = ''") == 10, "not moved yet")
         #expect(try await scalar(refused.replacingOccurrences(of: "$1", with: "'citus-before-move'")) == 1, "a meeting under '' is found")
@@ -573,15 +566,8 @@ struct CitusTests {
         // transaction (this connection's backend) is left out of the count.
         _ = try await client.query("SELECT actiond.pause()", logger: logger).collect()
         _ = try await prepared()  // the pause's own write (the pauses table is on every node)
-        var configuration = WorkerConfiguration(concurrency: 1, batchSize: 100, pollInterval: .milliseconds(100))
-        configuration.holdSweepInterval = .seconds(3600)
-        configuration.pruneInterval = .seconds(3600)
-        configuration.sampleInterval = .seconds(3600)
-        // A pool of their own, so that no connection of theirs is the one the resume runs on.
-        try await PostgresClient.withClient(citus, logger: logger) { pool in
-            let workers = Task { [configuration] in
-                try await Workers(client: pool, keys: TestKeys.shared, configuration: configuration, logger: logger).run()
-            }
+        // A pool of their own (withWorkers), so that no connection of theirs is the one the resume runs on.
+        try await Self.withWorkers(citus, logger: logger) {
             // The counters' prune, the one chore that writes, deletes on every node at start:
             // wait until it has committed (it shows as a transaction on several nodes).
             let chores = ContinuousClock.now + .seconds(30)
@@ -601,8 +587,6 @@ struct CitusTests {
             while try await scalar("SELECT count(*)::int FROM actiond.queue WHERE user_id LIKE 'shape-%'") > 0, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(100))
             }
-            workers.cancel()
-            _ = try? await workers.value
             try await client.query(PostgresQuery(unsafeSQL: "DELETE FROM pg_dist_transaction WHERE split_part(gid, '_', 3) = '\(me)'"), logger: logger).drain()
         }
         let drain = try await prepared()
@@ -620,6 +604,30 @@ struct CitusTests {
         try await client.query("ALTER SYSTEM RESET citus.recover_2pc_interval", logger: logger).drain()
         try await client.query("SELECT pg_reload_conf()", logger: logger).drain()
         print("citus shapes: submit \(submit.transactions) prepared statements over \(groups) shard groups, \(submit.multiNode) on several nodes; one event \(single); drain \(batches) batches, \(drain.transactions) prepared transactions, \(drain.multiNode) on several nodes")
+    }
+
+    /// Runs workers in this process, on a pool of their own (one loop, batches of 100; the
+    /// chores that sweep holds, prune counters and sample run only at start), while `body`
+    /// runs; then stops them. Unlike `actiond work`, nothing is migrated first.
+    static func withWorkers(_ database: DatabaseURL, logger: Logger, _ body: () async throws -> Void) async throws {
+        var configuration = WorkerConfiguration(concurrency: 1, batchSize: 100, pollInterval: .milliseconds(100))
+        configuration.holdSweepInterval = .seconds(3600)
+        configuration.pruneInterval = .seconds(3600)
+        configuration.sampleInterval = .seconds(3600)
+        try await PostgresClient.withClient(database, logger: logger) { pool in
+            let workers = Task { [configuration] in
+                try await Workers(client: pool, keys: TestKeys.shared, configuration: configuration, logger: logger).run()
+            }
+            do {
+                try await body()
+            } catch {
+                workers.cancel()
+                _ = try? await workers.value
+                throw error
+            }
+            workers.cancel()
+            _ = try? await workers.value
+        }
     }
 
     /// Drains until nothing is queued and no held response's notification is recorded: a
