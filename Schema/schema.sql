@@ -504,7 +504,7 @@ ALTER TABLE ONLY actiond.data_keys
 -- Name: domain_events domain_events_pkey; Type: CONSTRAINT; Schema: actiond; Owner: -
 
 ALTER TABLE ONLY actiond.domain_events
-    ADD CONSTRAINT domain_events_pkey PRIMARY KEY (stream_user, seq);
+    ADD CONSTRAINT domain_events_pkey PRIMARY KEY (stream_kind, stream_id, stream_user, seq);
 
 -- Name: event_ids event_ids_pkey; Type: CONSTRAINT; Schema: actiond; Owner: -
 
@@ -641,17 +641,9 @@ ALTER TABLE ONLY actiond.user_progress
 ALTER TABLE ONLY actiond.user_queues
     ADD CONSTRAINT user_queues_pkey PRIMARY KEY (user_id);
 
--- Name: domain_events_position; Type: INDEX; Schema: actiond; Owner: -
-
-CREATE INDEX domain_events_position ON actiond.domain_events USING btree ("position");
-
 -- Name: domain_events_seq; Type: INDEX; Schema: actiond; Owner: -
 
 CREATE INDEX domain_events_seq ON actiond.domain_events USING btree (seq);
-
--- Name: domain_events_stream; Type: INDEX; Schema: actiond; Owner: -
-
-CREATE INDEX domain_events_stream ON actiond.domain_events USING btree (stream_kind, stream_id, stream_user, seq);
 
 -- Name: events_request_id; Type: INDEX; Schema: actiond; Owner: -
 

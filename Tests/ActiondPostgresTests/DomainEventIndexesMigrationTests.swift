@@ -1,0 +1,128 @@
+@testable import ActiondPostgres
+import ActiondTestSupport
+import Foundation
+import PostgresNIO
+import Testing
+
+/// 008_domain_event_indexes.sql on a live database in 007's layout (domain_events keyed by
+/// (stream_user, seq), with its stream and position indexes), holding decided, queued (a
+/// paused user), held, stashed and dead events: the migration keeps every row, and the
+/// workers go on to decide each event exactly once, with `rebuild` equal to the live state.
+@Suite("Migration 008 on a live database")
+struct DomainEventIndexesMigrationTests {
+    static func event(_ id: String, _ type: String, user: String, at minute: Int, data: String) -> String {
+        #"{"id":"\#(id)","type":"\#(type)","user_id":"\#(user)","occurred_at":"2026-11-20T10:\#(String(format: "%02d", minute)):00Z","data":\#(data)}"#
+    }
+
+    static func sent(_ id: String, user: String, request: String, category: String, keys: String, at minute: Int = 0) -> String {
+        event(id, "notification.sent", user: user, at: minute,
+              data: #"{"request_id":"\#(request)","payload":{"aps":{"category":"\#(category)","alert":{"title":"t","body":"b"}},\#(keys)}}"#)
+    }
+
+    static func response(_ id: String, user: String, request: String, action: String, text: String? = nil, at minute: Int) -> String {
+        let text = text.map { #","text":"\#($0)""# } ?? ""
+        return event(id, "notification.response", user: user, at: minute,
+                     data: #"{"request_id":"\#(request)","action":"\#(action)","locked":false\#(text)}"#)
+    }
+
+    @Test func everyKindOfEventSurvivesTheIndexChangeAndIsDecidedOnce() async throws {
+        try await TestDatabase.with { db in
+            func strings(_ query: PostgresQuery) async throws -> [String] {
+                try await db.client.query(query, logger: db.logger).collect().map { try $0.decode(String.self) }
+            }
+            func submit(_ lines: [String]) async throws {
+                let submitted = try await ActiondProcess.run(["submit", "-", "--no-seal"], database: db.url, input: lines.joined(separator: "\n"))
+                #expect(submitted.status == 0 && submitted.standardOutput.contains("\(lines.count) accepted"), "\(submitted.standardOutput) \(submitted.standardError)")
+            }
+            func drain() async throws {
+                let drained = try await ActiondProcess.run(["work", "--drain"], database: db.url)
+                #expect(drained.status == 0, "\(drained.standardError)")
+            }
+
+            // Decided: ana's timer snoozed, her invitation accepted, dee's cancellation (made dead below).
+            #expect(try await ActiondProcess.run(["pause", "--user", "pat"], database: db.url).status == 0)
+            try await submit([
+                Self.sent("a1", user: "ana", request: "ra1", category: "TIMER_EXPIRED", keys: #""TIMER_ID":"t1""#),
+                Self.response("a2", user: "ana", request: "ra1", action: "SNOOZE_ACTION", at: 1),
+                Self.sent("a3", user: "ana", request: "ra3", category: "MEETING_INVITATION", keys: #""MEETING_ID":"m1""#),
+                Self.response("a4", user: "ana", request: "ra3", action: "ACCEPT_ACTION", at: 2),
+                Self.event("d1", "meeting.cancelled", user: "dee", at: 3, data: #"{"meeting_id":"m9"}"#),
+                // Held: hal answers a notification not sent yet.
+                Self.response("h1", user: "hal", request: "rh1", action: "SNOOZE_ACTION", at: 4),
+                // Stashed: sam's reply while her protected data is unavailable.
+                Self.event("s1", "protected_data.unavailable", user: "sam", at: 5, data: "{}"),
+                Self.sent("s2", user: "sam", request: "rs2", category: "MESSAGE", keys: #""THREAD_ID":"th1","MESSAGE_ID":"ms1""#, at: 5),
+                Self.response("s3", user: "sam", request: "rs2", action: "REPLY_ACTION", text: "on my way", at: 6),
+                // Queued: pat is paused.
+                Self.sent("p1", user: "pat", request: "rp1", category: "TIMER_EXPIRED", keys: #""TIMER_ID":"tp""#, at: 7),
+                Self.response("p2", user: "pat", request: "rp1", action: "STOP_ACTION", at: 8),
+            ])
+            try await drain()
+            try await db.client.query("""
+                UPDATE actiond.outcomes SET outcome = 'dead', last_error = 'boom'
+                WHERE position = (SELECT position FROM actiond.event_ids WHERE user_id = 'dee' AND id = 'd1')
+                """, logger: db.logger).drain()
+            #expect(try await strings("SELECT id FROM actiond.event_ids i JOIN actiond.held h USING (user_id, position)") == ["h1"])
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.stash WHERE user_id = 'sam'", as: Int.self) == 1)
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.queue WHERE user_id = 'pat'", as: Int.self) == 2)
+            let domainEvents = try await db.scalar("SELECT count(*) FROM actiond.domain_events", as: Int.self)
+            #expect(domainEvents >= 4)
+
+            // Back to 007's layout, as a database of the earlier build has it.
+            try await db.client.withConnection { connection in
+                for statement in [
+                    "ALTER TABLE actiond.domain_events DROP CONSTRAINT domain_events_pkey",
+                    "ALTER TABLE actiond.domain_events ADD PRIMARY KEY (stream_user, seq)",
+                    "CREATE INDEX domain_events_stream ON actiond.domain_events (stream_kind, stream_id, stream_user, seq)",
+                    "CREATE INDEX domain_events_position ON actiond.domain_events (position)",
+                    "DELETE FROM actiond.schema_migrations WHERE version = 8",
+                ] {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: db.logger).drain()
+                }
+            }
+
+            let report = try await Migrator(client: db.client, logger: db.logger).migrate()
+            #expect(report.applied == ["008_domain_event_indexes.sql"])
+            #expect(try await strings("""
+                SELECT indexname || ' ' || indexdef FROM pg_indexes WHERE schemaname = 'actiond' AND tablename = 'domain_events' ORDER BY 1
+                """).map { $0.components(separatedBy: " USING btree ").joined(separator: " ").replacingOccurrences(of: "CREATE UNIQUE INDEX ", with: "").replacingOccurrences(of: "CREATE INDEX ", with: "") }
+                == ["domain_events_pkey domain_events_pkey ON actiond.domain_events (stream_kind, stream_id, stream_user, seq)",
+                    "domain_events_seq domain_events_seq ON actiond.domain_events (seq)"])
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.domain_events", as: Int.self) == domainEvents)
+
+            // The workers go on: pat resumed, hal's notification sent, sam's data available,
+            // dee's dead letter retried.
+            #expect(try await ActiondProcess.run(["resume", "--user", "pat"], database: db.url).status == 0)
+            try await submit([
+                Self.sent("h2", user: "hal", request: "rh1", category: "TIMER_EXPIRED", keys: #""TIMER_ID":"th""#, at: 9),
+                Self.event("s4", "protected_data.available", user: "sam", at: 10, data: "{}"),
+            ])
+            #expect(try await ActiondProcess.run(["dead-letters", "retry", "d1"], database: db.url).status == 0)
+            try await drain()
+            // hal's response waits for its hold to be swept once its notification is recorded.
+            let deadline = ContinuousClock.now + .seconds(30)
+            while try await db.scalar("SELECT (SELECT count(*) FROM actiond.held) + (SELECT count(*) FROM actiond.queue)", as: Int.self) > 0,
+                  ContinuousClock.now < deadline {
+                try await drain()
+                try await Task.sleep(for: .milliseconds(300))
+            }
+
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.events", as: Int.self) == 13)
+            #expect(try await db.scalar("""
+                SELECT count(*) FROM (SELECT user_id, position FROM actiond.outcomes GROUP BY 1, 2 HAVING count(*) = 1) o
+                JOIN actiond.events e USING (user_id, position)
+                """, as: Int.self) == 13, "every event has exactly one outcome")
+            #expect(try await strings("""
+                SELECT e.id || ':' || o.outcome || ':' || coalesce(o.reason, '-') FROM actiond.outcomes o JOIN actiond.events e USING (user_id, position)
+                WHERE e.id IN ('d1', 'h1', 's3', 'p2') ORDER BY e.id
+                """) == ["d1:applied:-", "h1:applied:-", "p2:applied:-", "s3:applied:-"])
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.stash", as: Int.self) == 0)
+            #expect(try await db.scalar("""
+                SELECT count(*) FROM (SELECT position, stream_kind, stream_id, stream_user, type
+                                      FROM actiond.domain_events GROUP BY 1, 2, 3, 4, 5 HAVING count(*) > 1) d
+                """, as: Int.self) == 0, "no domain event twice")
+            let rebuilt = try await ActiondProcess.run(["rebuild"], database: db.url)
+            #expect(rebuilt.standardOutput.contains("already equalled the rebuild: nothing changed"), "\(rebuilt.standardOutput) \(rebuilt.standardError)")
+        }
+    }
+}
