@@ -643,7 +643,7 @@ ALTER TABLE ONLY actiond.user_queues
 
 -- Name: domain_events_seq; Type: INDEX; Schema: actiond; Owner: -
 
-CREATE INDEX domain_events_seq ON actiond.domain_events USING btree (seq);
+CREATE INDEX domain_events_seq ON actiond.domain_events USING brin (seq);
 
 -- Name: events_request_id; Type: INDEX; Schema: actiond; Owner: -
 
