@@ -1,3 +1,4 @@
+import ActiondDomain
 @testable import ActiondPostgres
 import ActiondTestSupport
 import Foundation
@@ -10,19 +11,22 @@ import Testing
 /// workers go on to decide each event exactly once, with `rebuild` equal to the live state.
 @Suite("Migration 008 on a live database")
 struct DomainEventIndexesMigrationTests {
-    static func event(_ id: String, _ type: String, user: String, at minute: Int, data: String) -> String {
-        #"{"id":"\#(id)","type":"\#(type)","user_id":"\#(user)","occurred_at":"2026-11-20T10:\#(String(format: "%02d", minute)):00Z","data":\#(data)}"#
+    static func time(_ minute: Int) -> String { "2026-11-20T10:\(String(format: "%02d", minute)):00Z" }
+
+    static func event(_ id: String, _ type: String, user: String, at minute: Int, data: [String: JSONValue] = [:]) -> String {
+        EventJSON.envelope(id, type, user: user, at: time(minute), data: data).json
     }
 
-    static func sent(_ id: String, user: String, request: String, category: String, keys: String, at minute: Int = 0) -> String {
-        event(id, "notification.sent", user: user, at: minute,
-              data: #"{"request_id":"\#(request)","payload":{"aps":{"category":"\#(category)","alert":{"title":"t","body":"b"}},\#(keys)}}"#)
+    static func sent(_ id: String, user: String, request: String, category: String, keys: [String: String], at minute: Int = 0) -> String {
+        var payload: [String: JSONValue] = ["aps": .object(["category": .string(category), "alert": .object(["title": .string("t"), "body": .string("b")])])]
+        for (key, value) in keys { payload[key] = .string(value) }
+        return event(id, "notification.sent", user: user, at: minute, data: ["request_id": .string(request), "payload": .object(payload)])
     }
 
     static func response(_ id: String, user: String, request: String, action: String, text: String? = nil, at minute: Int) -> String {
-        let text = text.map { #","text":"\#($0)""# } ?? ""
-        return event(id, "notification.response", user: user, at: minute,
-                     data: #"{"request_id":"\#(request)","action":"\#(action)","locked":false\#(text)}"#)
+        var data: [String: JSONValue] = ["request_id": .string(request), "action": .string(action), "locked": .bool(false)]
+        if let text { data["text"] = .string(text) }
+        return event(id, "notification.response", user: user, at: minute, data: data)
     }
 
     @Test func everyKindOfEventSurvivesTheIndexChangeAndIsDecidedOnce() async throws {
@@ -42,19 +46,19 @@ struct DomainEventIndexesMigrationTests {
             // Decided: ana's timer snoozed, her invitation accepted, dee's cancellation (made dead below).
             #expect(try await ActiondProcess.run(["pause", "--user", "pat"], database: db.url).status == 0)
             try await submit([
-                Self.sent("a1", user: "ana", request: "ra1", category: "TIMER_EXPIRED", keys: #""TIMER_ID":"t1""#),
+                Self.sent("a1", user: "ana", request: "ra1", category: "TIMER_EXPIRED", keys: ["TIMER_ID": "t1"]),
                 Self.response("a2", user: "ana", request: "ra1", action: "SNOOZE_ACTION", at: 1),
-                Self.sent("a3", user: "ana", request: "ra3", category: "MEETING_INVITATION", keys: #""MEETING_ID":"m1""#),
+                Self.sent("a3", user: "ana", request: "ra3", category: "MEETING_INVITATION", keys: ["MEETING_ID": "m1"]),
                 Self.response("a4", user: "ana", request: "ra3", action: "ACCEPT_ACTION", at: 2),
-                Self.event("d1", "meeting.cancelled", user: "dee", at: 3, data: #"{"meeting_id":"m9"}"#),
+                Self.event("d1", "meeting.cancelled", user: "dee", at: 3, data: ["meeting_id": .string("m9")]),
                 // Held: hal answers a notification not sent yet.
                 Self.response("h1", user: "hal", request: "rh1", action: "SNOOZE_ACTION", at: 4),
                 // Stashed: sam's reply while her protected data is unavailable.
-                Self.event("s1", "protected_data.unavailable", user: "sam", at: 5, data: "{}"),
-                Self.sent("s2", user: "sam", request: "rs2", category: "MESSAGE", keys: #""THREAD_ID":"th1","MESSAGE_ID":"ms1""#, at: 5),
+                Self.event("s1", "protected_data.unavailable", user: "sam", at: 5),
+                Self.sent("s2", user: "sam", request: "rs2", category: "MESSAGE", keys: ["THREAD_ID": "th1", "MESSAGE_ID": "ms1"], at: 5),
                 Self.response("s3", user: "sam", request: "rs2", action: "REPLY_ACTION", text: "on my way", at: 6),
                 // Queued: pat is paused.
-                Self.sent("p1", user: "pat", request: "rp1", category: "TIMER_EXPIRED", keys: #""TIMER_ID":"tp""#, at: 7),
+                Self.sent("p1", user: "pat", request: "rp1", category: "TIMER_EXPIRED", keys: ["TIMER_ID": "tp"], at: 7),
                 Self.response("p2", user: "pat", request: "rp1", action: "STOP_ACTION", at: 8),
             ])
             try await drain()
@@ -96,8 +100,8 @@ struct DomainEventIndexesMigrationTests {
             // dee's dead letter retried.
             #expect(try await ActiondProcess.run(["resume", "--user", "pat"], database: db.url).status == 0)
             try await submit([
-                Self.sent("h2", user: "hal", request: "rh1", category: "TIMER_EXPIRED", keys: #""TIMER_ID":"th""#, at: 9),
-                Self.event("s4", "protected_data.available", user: "sam", at: 10, data: "{}"),
+                Self.sent("h2", user: "hal", request: "rh1", category: "TIMER_EXPIRED", keys: ["TIMER_ID": "th"], at: 9),
+                Self.event("s4", "protected_data.available", user: "sam", at: 10),
             ])
             #expect(try await ActiondProcess.run(["dead-letters", "retry", "d1"], database: db.url).status == 0)
             try await drain()

@@ -190,6 +190,14 @@ struct CitusTests {
         }
     }
 
+    /// A time of the workload's, `seconds` after its start.
+    static func at(_ seconds: Double) -> String { MicrosecondTimestamp.format(Date(timeIntervalSince1970: 1_795_000_000 + seconds)) }
+
+    /// A response of the workload's user `citus-u<user>`.
+    static func response(_ id: String, user: Int, request: String, action: String, at time: Double) -> String {
+        #"{"id":"\#(id)","type":"notification.response","user_id":"citus-u\#(user)","occurred_at":"\#(at(time))","data":{"request_id":"\#(request)","action":"\#(action)","locked":false}}"#
+    }
+
     /// After the workload, in rounds each drained before the next: the organizers of every
     /// other meeting (groups of five users, MixedWorkload) cancel it; each invitee of those
     /// meetings answers again, and the group's third user answers its first user's timer;
@@ -197,24 +205,20 @@ struct CitusTests {
     /// (held); then the first user sends it. Every one of these answers is refused, decided on
     /// shared streams (the notifications and meetings) stored on other shards than its user's.
     static func rounds(users: Int) -> [[String]] {
-        func at(_ seconds: Double) -> String { MicrosecondTimestamp.format(Date(timeIntervalSince1970: 1_795_000_000 + seconds)) }
-        func response(_ id: String, user: Int, request: String, action: String, at time: Double) -> String {
-            #"{"id":"\#(id)","type":"notification.response","user_id":"citus-u\#(user)","occurred_at":"\#(at(time))","data":{"request_id":"\#(request)","action":"\#(action)","locked":false}}"#
-        }
         let groups = Array(stride(from: 0, to: users / 5, by: 2))
         let cancels = groups.map { group in
-            #"{"id":"citus-cancel-\#(group)","type":"meeting.cancelled","user_id":"citus-u\#(group * 5)","occurred_at":"\#(at(150))","data":{"meeting_id":"citus-meeting-\#(group)"}}"#
+            #"{"id":"citus-cancel-\#(group)","type":"meeting.cancelled","user_id":"citus-u\#(group * 5)","occurred_at":"\#(Self.at(150))","data":{"meeting_id":"citus-meeting-\#(group)"}}"#
         }
         let answers = groups.flatMap { group in
             (group * 5..<group * 5 + 5).map { user in
-                response("citus-late-\(user)", user: user, request: "citus-u\(user)-invite", action: "ACCEPT_ACTION", at: 160)
-            } + [response("citus-foreign-\(group)", user: group * 5 + 2, request: "citus-u\(group * 5)-timer", action: "SNOOZE_ACTION", at: 9_000)]
+                Self.response("citus-late-\(user)", user: user, request: "citus-u\(user)-invite", action: "ACCEPT_ACTION", at: 160)
+            } + [Self.response("citus-foreign-\(group)", user: group * 5 + 2, request: "citus-u\(group * 5)-timer", action: "SNOOZE_ACTION", at: 9_000)]
         }
         let early = groups.map { group in
-            response("citus-early-\(group)", user: group * 5 + 1, request: "citus-other-\(group)", action: "SNOOZE_ACTION", at: 9_100)
+            Self.response("citus-early-\(group)", user: group * 5 + 1, request: "citus-other-\(group)", action: "SNOOZE_ACTION", at: 9_100)
         }
         let sent = groups.map { group in
-            #"{"id":"citus-other-sent-\#(group)","type":"notification.sent","user_id":"citus-u\#(group * 5)","occurred_at":"\#(at(9_050))","data":{"request_id":"citus-other-\#(group)","payload":{"aps":{"category":"TIMER_EXPIRED","alert":{"title":"Tea","body":"Tea"}},"TIMER_ID":"citus-other-\#(group)-t"}}}"#
+            #"{"id":"citus-other-sent-\#(group)","type":"notification.sent","user_id":"citus-u\#(group * 5)","occurred_at":"\#(Self.at(9_050))","data":{"request_id":"citus-other-\#(group)","payload":{"aps":{"category":"TIMER_EXPIRED","alert":{"title":"Tea","body":"Tea"}},"TIMER_ID":"citus-other-\#(group)-t"}}}"#
         }
         return [cancels, answers, early, sent]
     }
@@ -450,9 +454,9 @@ struct CitusTests {
         // its route after: an invitee of the cancelled meeting 0 answers again, before the
         // move and after, refused meeting_cancelled both times (were the meeting not found,
         // the answer would be applied). Users whose ids look like routes keep their own rows.
-        func at(_ seconds: Double) -> String { MicrosecondTimestamp.format(Date(timeIntervalSince1970: 1_795_000_000 + seconds)) }
+        let at = Self.at
         func answer(_ id: String, user: Int, at time: Double) -> String {
-            #"{"id":"\#(id)","type":"notification.response","user_id":"citus-u\#(user)","occurred_at":"\#(at(time))","data":{"request_id":"citus-u\#(user)-invite","action":"ACCEPT_ACTION","locked":false}}"#
+            Self.response(id, user: user, request: "citus-u\(user)-invite", action: "ACCEPT_ACTION", at: time)
         }
         func timer(_ user: String, _ timer: String) -> [String] {
             [#"{"id":"\#(timer)-sent","type":"notification.sent","user_id":"\#(user)","occurred_at":"\#(at(200))","data":{"request_id":"\#(timer)-req","payload":{"aps":{"category":"TIMER_EXPIRED"},"TIMER_ID":"\#(timer)"}}}"#,

@@ -49,46 +49,38 @@ package struct CitusDistribution: Sendable {
         return (version, workers)
     }
 
-
-    /// Runs the statements of an embedded `Schema/` file (`citus/…`), in order.
-    private func run(_ file: String, on connection: PostgresConnection) async throws {
+    /// Runs the statements of an embedded `Schema/` file (`citus/…`), in order; a failure
+    /// is a MigrationError naming the file, with `advice` (the database's error) as its message.
+    private func run(_ file: String, on connection: PostgresConnection,
+                     advice: (String) -> String = { $0 }) async throws {
         let sql = EmbeddedResources.schemaFiles.first { $0.name == file }?.sql ?? ""
-        for statement in SQLStatementSplitter.split(sql) {
-            try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).drain()
+        do {
+            for statement in SQLStatementSplitter.split(sql) {
+                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).drain()
+            }
+        } catch {
+            throw MigrationError(code: .statementFailed, migration: file, message: advice(DatabaseFailure.describe(error)))
         }
     }
 
     /// Every migrate, on a distributed database: shared streams' rows still under user ''
     /// move to their routes (`citus/shared_routes.sql`); nothing on plain PostgreSQL.
     func routeSharedRows(on connection: PostgresConnection) async throws {
-        do {
-            try await run("citus/shared_routes.sql", on: connection)
-        } catch {
-            throw MigrationError(code: .statementFailed, migration: "citus/shared_routes.sql", message: DatabaseFailure.describe(error))
-        }
+        try await run("citus/shared_routes.sql", on: connection)
     }
 
     /// At the end of every migrate, as actiond_owner: on a distributed database, each report
     /// view read through a function that runs as its owner, so readers can read it
     /// (`reader_views.sql`); nothing on plain PostgreSQL.
     func wrapReportViews(on connection: PostgresConnection) async throws {
-        do {
-            try await run("citus/reader_views.sql", on: connection)
-        } catch {
-            throw MigrationError(code: .statementFailed, migration: "citus/reader_views.sql", message: DatabaseFailure.describe(error))
-        }
+        try await run("citus/reader_views.sql", on: connection)
     }
-
 
     /// Before the roles are set up, as the connecting role: actiond's roles on every node,
     /// and known to Citus so that a node added later gets them (`roles_on_nodes.sql`).
     func ensureRolesOnNodes(on connection: PostgresConnection) async throws {
-        do {
-            try await run("citus/roles_on_nodes.sql", on: connection)
-        } catch {
-            throw MigrationError(
-                code: .statementFailed, migration: "citus/roles_on_nodes.sql",
-                message: "--citus: actiond's roles (actiond_owner, actiond_producer, actiond_worker, actiond_reader) must exist on every node, and could not be made there: \(DatabaseFailure.describe(error)); run migrate --citus as a superuser, or create the four roles (NOLOGIN) on every worker node, then migrate again")
+        try await run("citus/roles_on_nodes.sql", on: connection) { failure in
+            "--citus: actiond's roles (actiond_owner, actiond_producer, actiond_worker, actiond_reader) must exist on every node, and could not be made there: \(failure); run migrate --citus as a superuser, or create the four roles (NOLOGIN) on every worker node, then migrate again"
         }
     }
 
