@@ -353,6 +353,33 @@ CREATE TABLE actiond.pauses (
 
 COMMENT ON TABLE actiond.pauses IS 'Paused users (user_id) or everyone (user_id = ''''): workers do not claim their events.';
 
+-- Name: queue; Type: TABLE; Schema: actiond; Owner: -
+
+CREATE TABLE actiond.queue (
+    "position" bigint NOT NULL,
+    user_id text NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    last_error text
+)
+WITH (autovacuum_vacuum_scale_factor='0', autovacuum_vacuum_threshold='1000', autovacuum_vacuum_cost_delay='0', autovacuum_analyze_scale_factor='0', autovacuum_analyze_threshold='5000', autovacuum_vacuum_insert_threshold='-1');
+
+-- Name: TABLE queue; Type: COMMENT; Schema: actiond; Owner: -
+
+COMMENT ON TABLE actiond.queue IS 'Events waiting out of their user''s log order: failed (waiting for a retry), held responses put back, dead letters retried. Each at or below its user''s queued_after.';
+
+-- Name: user_queues; Type: TABLE; Schema: actiond; Owner: -
+
+CREATE TABLE actiond.user_queues (
+    user_id text NOT NULL,
+    run_at timestamp with time zone DEFAULT now() NOT NULL,
+    queued_after bigint NOT NULL
+)
+WITH (autovacuum_vacuum_scale_factor='0', autovacuum_vacuum_threshold='1000', autovacuum_vacuum_cost_delay='0', autovacuum_analyze_scale_factor='0', autovacuum_analyze_threshold='5000', autovacuum_vacuum_insert_threshold='-1');
+
+-- Name: COLUMN user_queues.queued_after; Type: COMMENT; Schema: actiond; Owner: -
+
+COMMENT ON COLUMN actiond.user_queues.queued_after IS 'Every event of the user in the log with a greater position waits for a worker (the log is the queue).';
+
 -- Name: projections; Type: TABLE; Schema: actiond; Owner: -
 
 CREATE TABLE actiond.projections (
@@ -377,20 +404,6 @@ CREATE TABLE actiond.projections_rebuild (
     last_position bigint NOT NULL
 );
 
--- Name: queue; Type: TABLE; Schema: actiond; Owner: -
-
-CREATE TABLE actiond.queue (
-    "position" bigint NOT NULL,
-    user_id text NOT NULL,
-    attempts integer DEFAULT 0 NOT NULL,
-    last_error text
-)
-WITH (autovacuum_vacuum_scale_factor='0', autovacuum_vacuum_threshold='1000', autovacuum_vacuum_cost_delay='0', autovacuum_analyze_scale_factor='0', autovacuum_analyze_threshold='5000', autovacuum_vacuum_insert_threshold='-1');
-
--- Name: TABLE queue; Type: COMMENT; Schema: actiond; Owner: -
-
-COMMENT ON TABLE actiond.queue IS 'Events waiting for an outcome; deleted when the outcome is recorded. Size = backlog.';
-
 -- Name: stash; Type: TABLE; Schema: actiond; Owner: -
 
 CREATE TABLE actiond.stash (
@@ -400,14 +413,6 @@ CREATE TABLE actiond.stash (
     payload_version integer NOT NULL,
     payload bytea NOT NULL
 );
-
--- Name: user_queues; Type: TABLE; Schema: actiond; Owner: -
-
-CREATE TABLE actiond.user_queues (
-    user_id text NOT NULL,
-    run_at timestamp with time zone DEFAULT now() NOT NULL
-)
-WITH (autovacuum_vacuum_scale_factor='0', autovacuum_vacuum_threshold='1000', autovacuum_vacuum_cost_delay='0', autovacuum_analyze_scale_factor='0', autovacuum_analyze_threshold='5000', autovacuum_vacuum_insert_threshold='-1');
 
 -- Name: throughput_minutes; Type: TABLE; Schema: actiond; Owner: -
 

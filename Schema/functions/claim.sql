@@ -118,17 +118,31 @@ begin
     -- their values (migrate --citus sets plan_cache_mode = force_custom_plan), the
     -- statement is routed to their one shard group. On plain PostgreSQL the filter is always true.
     return query
-    select q.position, q.user_id, q.attempts, e.id, e.type, e.occurred_at, e.data::text, e.submitted_at, version, clock
-    from unnest(claimed) as u(user_id)
+    select q.position, u.user_id, q.attempts, q.id, q.type, q.occurred_at, q.data::text, q.submitted_at, version, clock
+    from actiond.user_queues u
     cross join lateral (
-        select qq.position, qq.user_id, qq.attempts
-        from actiond.queue qq
-        where qq.user_id = u.user_id and (not on_citus or qq.user_id = any(claimed))
-        order by qq.position
+        -- The user's waiting events (pending_events.sql): the exceptions kept in the queue,
+        -- all at or below the mark, then the log after the mark, in position order. The log
+        -- part is one range of the log's (user_id, position) key.
+        select x.*
+        from ((select qq.position, qq.attempts, ev.id, ev.type, ev.occurred_at, ev.data, ev.submitted_at
+               from actiond.queue qq
+               join actiond.events ev on ev.user_id = qq.user_id and ev.position = qq.position
+                                     and (not on_citus or ev.user_id = any(claimed))
+               where qq.user_id = u.user_id and (not on_citus or qq.user_id = any(claimed))
+               order by qq.position
+               limit per_user)
+              union all
+              (select ee.position, 0, ee.id, ee.type, ee.occurred_at, ee.data, ee.submitted_at
+               from actiond.events ee
+               where ee.user_id = u.user_id and ee.position > u.queued_after
+                 and (not on_citus or ee.user_id = any(claimed))
+               order by ee.position
+               limit per_user)) x
+        order by x.position
         limit per_user
     ) q
-    join actiond.events e on e.user_id = q.user_id and e.position = q.position
-                         and (not on_citus or e.user_id = any(claimed))
+    where u.user_id = any(claimed)
     order by q.position;
 end
 $$;

@@ -238,26 +238,57 @@ begin
                 updated_at = excluded.updated_at;
     end if;
 
+    -- The decided events that were exceptions (pending_events.sql) leave the queue. The table
+    -- holds only those, a few rows, so the users' filter costs nothing here.
     delete from actiond.queue q
-    using jsonb_to_recordset(batch -> 'done') as d(position bigint, "user" text)
-    where (not on_citus or q.user_id = any(users)) and q.user_id = d."user" and q.position = d.position;
+    where q.user_id = any(users)
+      and (q.user_id, q.position) in (select d."user", d.position
+                                      from jsonb_to_recordset(batch -> 'done') as d(position bigint, "user" text));
 
+    -- A failed event waits for its retry as an exception, its attempts counted, and its user
+    -- in backoff: the user's later events wait behind it (claim takes a user's events in
+    -- position order, exceptions first).
     if jsonb_array_length(batch -> 'retries') > 0 then
-        update actiond.queue q
-        set attempts = q.attempts + 1, last_error = r.error
-        from jsonb_to_recordset(batch -> 'retries') as r(position bigint, error text)
-        where q.user_id = any(users) and q.position = r.position;
-
-        clock := clock_timestamp();
-        update actiond.user_queues u
-        set run_at = clock + make_interval(secs => r.delay_ms / 1000.0)
-        from jsonb_to_recordset(batch -> 'retries') as r(position bigint, delay_ms bigint)
-        join actiond.queue q on q.user_id = any(users) and q.position = r.position
-        where u.user_id = any(users) and u.user_id = q.user_id;
+        if on_citus then
+            perform actiond.insert_values('insert into actiond.queue as q (user_id, position, attempts, last_error)',
+                array(select format('(%L, %L, 1, %L)', r."user", r.position, r.error)
+                      from jsonb_to_recordset(batch -> 'retries') as r(position bigint, "user" text, error text)),
+                'on conflict (user_id, position) do update set attempts = q.attempts + 1, last_error = excluded.last_error');
+        else
+            insert into actiond.queue as q (user_id, position, attempts, last_error)
+            select r."user", r.position, 1, r.error
+            from jsonb_to_recordset(batch -> 'retries') as r(position bigint, "user" text, error text)
+            on conflict (user_id, position) do update set attempts = q.attempts + 1, last_error = excluded.last_error;
+        end if;
     end if;
 
+    -- Each claimed user's mark moves past the events this batch took from the log in order:
+    -- decided, held or failed (a failed one is an exception now, at or below the mark). The
+    -- batch took each user's events in position order and stopped at a failure, so everything
+    -- up to the new mark has left the log's queue. Turns: a claimed user with events left goes
+    -- to the back of the line, behind every user whose turn came before now (claim takes users
+    -- by run_at), so that a long backlog does not keep a newcomer waiting; a user in backoff
+    -- keeps its later time. The claim's row locks are held here, so this waits for no one.
+    clock := clock_timestamp();
+    update actiond.user_queues u
+    set queued_after = greatest(u.queued_after, coalesce(m.last_taken, u.queued_after)),
+        run_at = case when m.delay_ms is null then greatest(u.run_at, clock)
+                      else greatest(u.run_at, clock + make_interval(secs => m.delay_ms / 1000.0)) end
+    from unnest(users) as c(user_id)
+    left join (select t."user", max(t.position) as last_taken, max(t.delay_ms) as delay_ms
+               from (select d."user", d.position, null::bigint as delay_ms
+                     from jsonb_to_recordset(batch -> 'done') as d(position bigint, "user" text)
+                     union all
+                     select h."user", h.position, null
+                     from jsonb_to_recordset(batch -> 'held') as h(position bigint, "user" text)
+                     union all
+                     select r."user", r.position, r.delay_ms
+                     from jsonb_to_recordset(batch -> 'retries') as r(position bigint, "user" text, delay_ms bigint)) t
+               group by t."user") m on m."user" = c.user_id
+    where u.user_id = any(users) and u.user_id = c.user_id;
+
     -- Last, so that producers wait for it as briefly as possible: the order locks (lock_users)
-    -- of the claimed users left with nothing queued, whose "has work" row is deleted (unless
+    -- of the claimed users left with nothing waiting, whose "has work" row is deleted (unless
     -- a producer that held the lock added an event meanwhile: the delete's snapshot, taken
     -- after the lock, sees it). Held responses waiting for the notifications recorded here go
     -- back to their users' queues where those users' locks are free (requeue_held): a worker
@@ -278,7 +309,8 @@ begin
     emptied := array(
         select u.user_id from actiond.user_queues u
         where u.user_id = any(users)
-          and not exists (select 1 from actiond.queue q where q.user_id = u.user_id));
+          and not exists (select 1 from actiond.queue q where q.user_id = u.user_id)
+          and not exists (select 1 from actiond.events e where e.user_id = u.user_id and e.position > u.queued_after));
     perform actiond.lock_users(emptied);
 
     if cardinality(held_positions) > 0 then
@@ -287,16 +319,8 @@ begin
 
     delete from actiond.user_queues u
     where u.user_id = any(emptied)
-      and not exists (select 1 from actiond.queue q where q.user_id = u.user_id);
-
-    -- Turns: a claimed user with events left (its row was not deleted just above) goes to
-    -- the back of the line, behind every user whose turn came before now (claim takes users
-    -- by run_at), so that a long backlog does not keep a newcomer waiting. A user in backoff
-    -- keeps its later time. The claim's row locks are held here, so this waits for no one.
-    clock := clock_timestamp();
-    update actiond.user_queues u
-    set run_at = greatest(u.run_at, clock)
-    where u.user_id = any(users);
+      and not exists (select 1 from actiond.queue q where q.user_id = u.user_id)
+      and not exists (select 1 from actiond.events e where e.user_id = u.user_id and e.position > u.queued_after);
 
     return pg_current_xact_id()::text::bigint;
 end

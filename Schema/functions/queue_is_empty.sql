@@ -1,5 +1,6 @@
 -- Whether no event waits for a worker: what `actiond work --drain` asks before it exits.
--- Held, stashed and dead events do not wait in the queue; paused users' events wait for
+-- Waiting: pending_events.sql (a user's log after its mark, and the queue's exceptions).
+-- Held, stashed and dead events do not wait there; paused users' events wait for
 -- `actiond resume`, not for a worker, so they do not count either.
 -- (`select 1`, not `select`: Citus cannot pass on a subquery of rows with no columns.)
 create function actiond.queue_is_empty() returns boolean
@@ -10,5 +11,7 @@ as $$
     select exists (select 1 from actiond.pauses p where p.user_id = '')
         or not exists (select 1 from actiond.user_queues uq
                        where not exists (select 1 from actiond.pauses p where p.user_id = uq.user_id)
-                         and exists (select 1 from actiond.queue q where q.user_id = uq.user_id))
+                         and (exists (select 1 from actiond.queue q where q.user_id = uq.user_id)
+                              or exists (select 1 from actiond.events e
+                                         where e.user_id = uq.user_id and e.position > uq.queued_after)))
 $$;

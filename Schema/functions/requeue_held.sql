@@ -35,9 +35,17 @@ begin
         select r.position, r.user_id from released r
         returning queue.user_id
     ), has_work as (
-        insert into actiond.user_queues (user_id)
-        select distinct q.user_id from queued q
-        on conflict (user_id) do nothing  -- a user in backoff stays in backoff
+        -- A user without a row has nothing waiting in the log: its mark is its last event, so
+        -- the response, an exception, is at or below it (pending_events.sql). A user with a
+        -- row keeps it: its mark is already past every held response, and a user in backoff
+        -- stays in backoff. (The order lock taken above makes this statement see the user's
+        -- every committed event.)
+        insert into actiond.user_queues (user_id, queued_after)
+        select q.user_id, max(e.position)
+        from (select distinct q.user_id from queued q) q
+        join actiond.events e on e.user_id = q.user_id
+        group by q.user_id
+        on conflict (user_id) do nothing
     )
     select count(*) into moved from queued;
     if moved > 0 then

@@ -29,9 +29,14 @@ begin
         from dead d
         returning queue.position, queue.user_id
     ), has_work as (
-        insert into actiond.user_queues (user_id)
-        select distinct q.user_id from queued q
-        on conflict (user_id) do nothing  -- a user in backoff stays in backoff
+        -- As in requeue_held: a new row's mark is the user's last event, above the dead
+        -- letter put back; an existing row (events waiting, or backoff) stays as it is.
+        insert into actiond.user_queues (user_id, queued_after)
+        select q.user_id, max(e.position)
+        from (select distinct q.user_id from queued q) q
+        join actiond.events e on e.user_id = q.user_id
+        group by q.user_id
+        on conflict (user_id) do nothing
     )
     select coalesce((select array_agg(q.position order by q.position) from queued q), '{}'),
            (select jsonb_agg(jsonb_build_object('category', d.category, 'action', d.action,

@@ -108,7 +108,7 @@ begin
         perform actiond.add_log_partitions(stored[cardinality(stored)]);
     end if;
 
-    -- 3b. Store the events at those positions and queue them.
+    -- 3b. Store the events at those positions: that queues them.
     if stored is not null and on_citus then
         perform actiond.insert_values('insert into actiond.events as ev (position, id, type, user_id, occurred_at, data)',
             array(select format('(%L, %L, %L, %L, %L, %L)', s.position, i.e ->> 'id', i.e ->> 'type', i.e ->> 'user_id',
@@ -116,10 +116,10 @@ begin
                   from unnest(stored_ordinals, stored) as s(n, position)
                   join unnest(events) with ordinality as i(e, n) on i.n = s.n
                   order by s.position));
-        perform actiond.insert_values('insert into actiond.queue (position, user_id)',
-            array(select format('(%L, %L)', s.position, s.user_id) from unnest(stored, stored_users) as s(position, user_id)));
-        perform actiond.insert_values('insert into actiond.user_queues (user_id)',
-            array(select format('(%L)', u.user_id) from (select distinct s.user_id from unnest(stored_users) as s(user_id)) u
+        perform actiond.insert_values('insert into actiond.user_queues (user_id, queued_after)',
+            array(select format('(%L, %L)', u.user_id, u.first - 1)
+                  from (select s.user_id, min(s.position) as first from unnest(stored, stored_users) as s(position, user_id)
+                        group by s.user_id) u
                   order by u.user_id),
             'on conflict (user_id) do nothing');
     elsif stored is not null then
@@ -129,13 +129,15 @@ begin
         join unnest(events) with ordinality as i(e, n) on i.n = s.n
         order by s.position;
 
-        insert into actiond.queue (position, user_id)
-        select s.position, s.user_id from unnest(stored, stored_users) as s(position, user_id);
-
         -- The user's "has work" row, unless it exists (a user in backoff stays in backoff). It
-        -- cannot be half-deleted by a worker: deleting it takes the order lock held here.
-        insert into actiond.user_queues (user_id)
-        select distinct s.user_id from unnest(stored_users) as s(user_id)
+        -- cannot be half-deleted by a worker: deleting it takes the order lock held here. Its
+        -- mark (queued_after) is just below the user's first event stored now: the log is the
+        -- queue (009_log_as_queue.sql), so storing the events queued them. Where the row exists
+        -- the user has events waiting, and the mark is below them already: the order lock
+        -- makes each user's positions a prefix of what workers see.
+        insert into actiond.user_queues (user_id, queued_after)
+        select s.user_id, min(s.position) - 1 from unnest(stored, stored_users) as s(position, user_id)
+        group by s.user_id
         on conflict (user_id) do nothing;
     end if;
 

@@ -6,7 +6,8 @@
 --   held      responses waiting for the notification they answer (docs/contract.md, "Processing")
 --   stashed   changes waiting for their user's protected data
 --   dead      dead letters (a handler kept failing), not discarded
--- Reads the queue, held, stash and the partial dead-letter index: sizes of backlogs, never the log.
+-- Reads what waits (pending_events: the log after each waiting user's mark, by the log's key),
+-- held, stash and the partial dead-letter index: sizes of backlogs, never the whole log.
 create view actiond.report_queue as
 with statuses(status, ordinal) as (
     values ('queued', 1), ('retrying', 2), ('paused', 3), ('held', 4), ('stashed', 5), ('dead', 6)
@@ -15,15 +16,25 @@ with statuses(status, ordinal) as (
     -- (`select 1`, not `select`: Citus cannot pass on a CTE of a row with no columns.)
     select exists (select 1 from actiond.pauses p where p.user_id = '') as paused
 ), pending as (
-    select case when e.paused or p.user_id is not null then 'paused'
-                when u.run_at > now() then 'retrying'
-                else 'queued' end as status,
-           count(*) as events, min(q.position) as oldest_position
-    from actiond.queue q
-    join actiond.user_queues u on u.user_id = q.user_id
-    left join actiond.pauses p on p.user_id = u.user_id
-    cross join everyone e
-    group by 1
+    -- What waits (pending_events.sql), counted per user: the queue's exceptions, and each
+    -- waiting user's events after its mark, one range of the log's key per user (an aggregate
+    -- in a lateral subquery, so the planner probes the log per user, never reads it whole).
+    select w.status, sum(w.events) as events, min(w.oldest_position) as oldest_position
+    from (select case when e.paused or p.user_id is not null then 'paused'
+                      when u.run_at > now() then 'retrying'
+                      else 'queued' end as status,
+                 coalesce(x.events, 0) + coalesce(l.events, 0) as events,
+                 least(x.oldest_position, l.oldest_position) as oldest_position
+          from actiond.user_queues u
+          left join actiond.pauses p on p.user_id = u.user_id
+          cross join everyone e
+          cross join lateral (select count(*) as events, min(q.position) as oldest_position
+                              from actiond.queue q where q.user_id = u.user_id) x
+          cross join lateral (select count(*) as events, min(ev.position) as oldest_position
+                              from actiond.events ev
+                              where ev.user_id = u.user_id and ev.position > u.queued_after) l) w
+    where w.events > 0
+    group by w.status
 ), oldest_held as (
     select count(*) as events, min(h.position) as oldest_position from actiond.held h
 ), oldest_events as (

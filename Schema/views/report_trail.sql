@@ -17,9 +17,10 @@ select e.user_id,
        e.submitted_at,
        case
            when h.position is not null then 'held'
-           when q.position is not null and (p.user_id is not null or everyone.user_id is not null) then 'paused'
+           when (q.position is not null or e.position > u.queued_after)
+                and (p.user_id is not null or everyone.user_id is not null) then 'paused'
            when q.position is not null and q.attempts > 0 then 'retrying'
-           when q.position is not null then 'queued'
+           when q.position is not null or e.position > u.queued_after then 'queued'
            when o.outcome = 'stashed' then 'stashed'
            when o.outcome = 'dead' then 'dead'
            when o.outcome is not null then 'decided'
@@ -32,6 +33,9 @@ select e.user_id,
 from actiond.events e
 left join actiond.outcomes o on o.user_id = e.user_id and o.position = e.position
 left join actiond.queue q on q.user_id = e.user_id and q.position = e.position
+-- (Waiting for a worker, pending_events.sql: an exception in the queue, or after the user's
+-- mark in the log.)
+left join actiond.user_queues u on u.user_id = e.user_id
 left join actiond.held h on h.user_id = e.user_id and h.position = e.position
 left join actiond.pauses p on p.user_id = e.user_id
 left join actiond.pauses everyone on everyone.user_id = '';

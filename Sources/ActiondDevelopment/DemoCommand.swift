@@ -66,7 +66,7 @@ struct DemoCommand: AsyncParsableCommand {
                 group.addTask {
                     while !Task.isCancelled {
                         let left = try await client.query(
-                            "SELECT ((SELECT count(*) FROM actiond.queue) + (SELECT count(*) FROM actiond.held))::bigint",
+                            "SELECT ((SELECT count(*) FROM actiond.pending_events) + (SELECT count(*) FROM actiond.held))::bigint",
                             logger: logger).collect().first?.decode(Int.self) ?? 0
                         workBar.update(max(0, accepted - left), of: accepted)
                         try await Task.sleep(for: .milliseconds(200))

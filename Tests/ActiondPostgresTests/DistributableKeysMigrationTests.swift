@@ -58,7 +58,7 @@ struct DistributableKeysMigrationTests {
                 }
 
                 let report = try await Migrator(client: db.client, logger: db.logger).migrate()
-                #expect(report.applied == ["004_distributable_keys.sql", "005_protected_text.sql", "006_trail.sql", "007_counter_routes.sql", "008_domain_event_indexes.sql"])
+                #expect(report.applied == ["004_distributable_keys.sql", "005_protected_text.sql", "006_trail.sql", "007_counter_routes.sql", "008_domain_event_indexes.sql", "009_log_as_queue.sql"])
 
                 func strings(_ query: PostgresQuery) async throws -> [String] {
                     try await db.client.query(query, logger: db.logger).collect().map { try $0.decode(String.self) }
@@ -68,7 +68,7 @@ struct DistributableKeysMigrationTests {
                 #expect(try await strings("SELECT user_id || ':' || id FROM actiond.event_ids ORDER BY id")
                         == ["ana:e1", "ana:e2", "bo:e3", "bo:e4", "ana:e5"], "every key of a stored event, by user; the orphan forgotten")
                 #expect(try await strings("""
-                    SELECT (SELECT count(*) FROM actiond.queue) || ',' || (SELECT count(*) FROM actiond.held) || ','
+                    SELECT (SELECT count(*) FROM actiond.pending_events) || ',' || (SELECT count(*) FROM actiond.held) || ','
                         || (SELECT count(*) FROM actiond.stash) || ',' || (SELECT count(*) FROM actiond.domain_events)
                     """) == ["1,1,1,1"])
                 // The keys are the new ones: the same id for another user is another event…

@@ -68,7 +68,7 @@ struct DomainEventIndexesMigrationTests {
                 """, logger: db.logger).drain()
             #expect(try await strings("SELECT id FROM actiond.event_ids i JOIN actiond.held h USING (user_id, position)") == ["h1"])
             #expect(try await db.scalar("SELECT count(*) FROM actiond.stash WHERE user_id = 'sam'", as: Int.self) == 1)
-            #expect(try await db.scalar("SELECT count(*) FROM actiond.queue WHERE user_id = 'pat'", as: Int.self) == 2)
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.pending_events WHERE user_id = 'pat'", as: Int.self) == 2)
             let domainEvents = try await db.scalar("SELECT count(*) FROM actiond.domain_events", as: Int.self)
             #expect(domainEvents >= 4)
 
@@ -107,7 +107,7 @@ struct DomainEventIndexesMigrationTests {
             try await drain()
             // hal's response waits for its hold to be swept once its notification is recorded.
             let deadline = ContinuousClock.now + .seconds(30)
-            while try await db.scalar("SELECT (SELECT count(*) FROM actiond.held) + (SELECT count(*) FROM actiond.queue)", as: Int.self) > 0,
+            while try await db.scalar("SELECT (SELECT count(*) FROM actiond.held) + (SELECT count(*) FROM actiond.pending_events)", as: Int.self) > 0,
                   ContinuousClock.now < deadline {
                 try await drain()
                 try await Task.sleep(for: .milliseconds(300))

@@ -28,7 +28,7 @@ struct EventSubmitterTests {
             let first = try #require(results[0].position), last = try #require(results[5].position)
             #expect(first < last, "positions follow input order")
             #expect(try await db.scalar("SELECT count(*) FROM actiond.events", as: Int.self) == 3)
-            #expect(try await db.scalar("SELECT count(*) FROM actiond.queue", as: Int.self) == 3)
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.pending_events", as: Int.self) == 3)
         }
     }
 

@@ -46,9 +46,8 @@ struct UnknownEventTypeTests {
                 try await connection.query("""
                     WITH id AS (INSERT INTO actiond.event_ids (user_id, id) VALUES ('ana', 'from-the-future') RETURNING position),
                     ev AS (INSERT INTO actiond.events (position, id, type, user_id, occurred_at, data)
-                           SELECT position, 'from-the-future', 'reminder.sent', 'ana', now(), '{}' FROM id RETURNING position, user_id),
-                    q AS (INSERT INTO actiond.queue (position, user_id) SELECT position, user_id FROM ev)
-                    INSERT INTO actiond.user_queues (user_id) VALUES ('ana')
+                           SELECT position, 'from-the-future', 'reminder.sent', 'ana', now(), '{}' FROM id RETURNING position, user_id)
+                    INSERT INTO actiond.user_queues (user_id, queued_after) SELECT user_id, position - 1 FROM ev
                     """, logger: db.logger).drain()
                 try await connection.query("RESET ROLE", logger: db.logger).drain()
                 do {

@@ -30,7 +30,7 @@ struct SubmitFunctionTests {
 
     static func stored(_ db: TestDatabase) async throws -> (events: Int, queued: Int) {
         (try await db.scalar("SELECT count(*) FROM actiond.events", as: Int.self),
-         try await db.scalar("SELECT count(*) FROM actiond.queue", as: Int.self))
+         try await db.scalar("SELECT count(*) FROM actiond.pending_events", as: Int.self))
     }
 
     @Test func acceptedDuplicateAndConflict() async throws {

@@ -66,7 +66,7 @@ struct SubmitOrderingTests {
                 #expect(results.map(\.status) == [.accepted])
                 try await worker.query("ROLLBACK", logger: db.logger).drain()
             }
-            #expect(try await db.scalar("SELECT count(*) FROM actiond.queue WHERE user_id = 'alice'", as: Int.self) == 2)
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.pending_events WHERE user_id = 'alice'", as: Int.self) == 2)
             #expect(try await db.scalar("SELECT count(*) FROM actiond.user_queues WHERE user_id = 'alice'", as: Int.self) == 1)
         }
     }
@@ -100,7 +100,7 @@ struct SubmitOrderingTests {
                     try await worker.query("COMMIT", logger: db.logger).drain()
                 }
             }
-            #expect(try await db.scalar("SELECT count(*) FROM actiond.queue q JOIN actiond.events e USING (position) WHERE e.id = 'alice-1'", as: Int.self) == 1)
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.pending_events q JOIN actiond.events e USING (position) WHERE e.id = 'alice-1'", as: Int.self) == 1)
             #expect(try await db.scalar("SELECT count(*) FROM actiond.user_queues WHERE user_id = 'alice'", as: Int.self) == 1,
                     "alice has a pending event, so she must still have her row")
         }
@@ -121,7 +121,7 @@ struct SubmitOrderingTests {
                     try await group.waitForAll()
                 }
             }
-            #expect(try await db.scalar("SELECT count(*) FROM actiond.queue WHERE user_id = 'alice'", as: Int.self) == 1)
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.pending_events WHERE user_id = 'alice'", as: Int.self) == 1)
             #expect(try await db.scalar("SELECT count(*) FROM actiond.user_queues WHERE user_id = 'alice'", as: Int.self) == 1)
         }
     }

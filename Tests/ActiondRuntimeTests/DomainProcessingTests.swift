@@ -148,7 +148,7 @@ struct DomainProcessingTests {
         try await TestDatabase.with { db in
             try await Self.submit(MixedWorkload(users: 60, seed: seed, runID: "w").events(), to: db)
             try await Self.drain(db, batchSize: 25)
-            #expect(try await db.scalar("SELECT count(*) FROM actiond.queue", as: Int.self) == 0)
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.pending_events", as: Int.self) == 0)
             #expect(try await db.scalar("SELECT count(*) FROM actiond.held", as: Int.self) == 0)
             #expect(try await db.scalar("""
                 SELECT count(*) FROM actiond.events e LEFT JOIN actiond.outcomes o USING (position) WHERE o.position IS NULL

@@ -96,7 +96,7 @@ struct PoisonBatchTests {
             #expect(error.contains("P0001") && error.contains("timer rows of user bad are refused by policy"), "\(error)")
             let after = try await DomainProcessingTests.outcomes(db)
             #expect(after["bad-3"] == "applied" && after["bad-4"] == "applied", "the user's later events went on")
-            #expect(try await db.scalar("SELECT count(*) FROM actiond.queue", as: Int.self) == 0)
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.pending_events", as: Int.self) == 0)
 
             // The operator drops the trigger and retries the dead letter: it applies.
             try await db.client.query("DROP TRIGGER refuse_bad_timers ON actiond.projections", logger: db.logger).drain()
@@ -126,9 +126,8 @@ struct PoisonBatchTests {
                 WITH i AS (INSERT INTO actiond.event_ids (user_id, id) VALUES ('huge', 'huge-2') RETURNING id, position),
                      e AS (INSERT INTO actiond.events (position, id, type, user_id, occurred_at, data)
                            SELECT position, id, 'notification.response', 'huge', '2026-11-22T09:30:10Z', \(data)::jsonb FROM i
-                           RETURNING position, user_id),
-                     q AS (INSERT INTO actiond.queue (position, user_id) SELECT position, user_id FROM e)
-                INSERT INTO actiond.user_queues (user_id) SELECT user_id FROM e ON CONFLICT DO NOTHING
+                           RETURNING position, user_id)
+                INSERT INTO actiond.user_queues (user_id, queued_after) SELECT user_id, position - 1 FROM e ON CONFLICT DO NOTHING
                 """, logger: db.logger).drain()
             try await DomainProcessingTests.submit([later] + others, to: db)
             try await Self.drain(db)
@@ -177,7 +176,7 @@ struct PoisonBatchTests {
             }
             try await Task.sleep(for: .seconds(2))
             #expect(try await db.scalar("SELECT count(*) FROM actiond.outcomes", as: Int.self) == 0, "nothing committed during the outage")
-            #expect(try await db.scalar("SELECT coalesce(max(attempts), 0) FROM actiond.queue", as: Int.self) == 0, "no attempt counted")
+            #expect(try await db.scalar("SELECT coalesce(max(attempts), 0) FROM actiond.pending_events", as: Int.self) == 0, "no attempt counted")
 
             try await db.client.query("UPDATE public.outage SET active = false", logger: db.logger).drain()
             try await workers.value

@@ -122,7 +122,7 @@ struct StashProcessingTests {
             try await DomainProcessingTests.drain(db)
             #expect(try await Self.replies(db, user: "bob") == ["straight in", "again"])
             #expect(try await DomainProcessingTests.outcomes(db)["ana-1"] == "stashed")
-            #expect(try await db.scalar("SELECT count(*) FROM actiond.queue", as: Int.self) == 0)
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.pending_events", as: Int.self) == 0)
         }
     }
 }

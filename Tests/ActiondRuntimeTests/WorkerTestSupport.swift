@@ -41,7 +41,7 @@ struct Ledger: Equatable, CustomStringConvertible {
         let row = try await db.client.query("""
             SELECT (SELECT count(*) FROM actiond.events),
                    (SELECT count(*) FROM actiond.outcomes),
-                   (SELECT count(*) FROM actiond.queue),
+                   (SELECT count(*) FROM actiond.pending_events),
                    (SELECT count(*) FROM actiond.user_queues),
                    (SELECT coalesce(sum(processed_events), 0)::bigint FROM actiond.user_progress),
                    (SELECT count(*) FROM (

@@ -139,7 +139,7 @@ struct CitusTests {
             // Whatever one worker left when it found nothing more to claim, the other finished:
             // nothing is queued, held, stashed or dead, and each effect counted once.
             let left = try await client.query("""
-                SELECT (SELECT count(*) FROM actiond.queue) + (SELECT count(*) FROM actiond.held)
+                SELECT (SELECT count(*) FROM actiond.pending_events) + (SELECT count(*) FROM actiond.held)
                      + (SELECT count(*) FROM actiond.stash) + (SELECT count(*) FROM actiond.user_queues),
                        (SELECT count(*) FROM actiond.outcomes),
                        (SELECT coalesce(sum(processed_events), 0)::bigint FROM actiond.user_progress)
@@ -588,7 +588,7 @@ struct CitusTests {
                 return pid
             }
             let deadline = ContinuousClock.now + .seconds(120)
-            while try await scalar("SELECT count(*)::int FROM actiond.queue WHERE user_id LIKE 'shape-%'") > 0, ContinuousClock.now < deadline {
+            while try await scalar("SELECT count(*)::int FROM actiond.pending_events WHERE user_id LIKE 'shape-%'") > 0, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(100))
             }
             try await client.query(PostgresQuery(unsafeSQL: "DELETE FROM pg_dist_transaction WHERE split_part(gid, '_', 3) = '\(me)'"), logger: logger).drain()
@@ -645,7 +645,7 @@ struct CitusTests {
             let worked = try await ActiondProcess.run(["work", "--drain"], database: database)
             #expect(worked.status == 0, "\(worked.standardError.suffix(3000))")
             waiting = try await client.query("""
-                SELECT (SELECT count(*) FROM actiond.queue)
+                SELECT (SELECT count(*) FROM actiond.pending_events)
                      + (SELECT count(*) FROM actiond.held h WHERE h.request_id IN
                           (SELECT p.stream_id FROM actiond.projections p WHERE p.kind = 'notification'))
                 """, logger: logger).collect().first!.decode(Int.self)

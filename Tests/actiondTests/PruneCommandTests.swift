@@ -99,7 +99,7 @@ struct PruneCommandTests {
                 """, logger: db.logger).drain()
             #expect(try await ActiondProcess.run(["dead-letters", "retry", "dead-retried"], database: db.url).status == 0)
             let queue = try await db.client.query("""
-                SELECT (SELECT count(*) FROM actiond.queue), (SELECT count(*) FROM actiond.held), (SELECT count(*) FROM actiond.stash)
+                SELECT (SELECT count(*) FROM actiond.pending_events), (SELECT count(*) FROM actiond.held), (SELECT count(*) FROM actiond.stash)
                 """, logger: db.logger).collect().first!.decode((Int, Int, Int).self)
             #expect(queue == (1, 1, 1))
 
@@ -125,7 +125,7 @@ struct PruneCommandTests {
             #expect(try await db.scalar("SELECT to_regclass('actiond.events_\(unescaped: String(first + 80))') IS NULL", as: Bool.self))
             #expect(try await db.scalar("SELECT count(*) FROM actiond.events WHERE id IN ('sam-reply', 'early', 'dead-kept', 'dead-retried', 'b-sent-100')", as: Int.self) == 5)
             let left = try await db.client.query("""
-                SELECT (SELECT count(*) FROM actiond.queue), (SELECT count(*) FROM actiond.held), (SELECT count(*) FROM actiond.stash)
+                SELECT (SELECT count(*) FROM actiond.pending_events), (SELECT count(*) FROM actiond.held), (SELECT count(*) FROM actiond.stash)
                 """, logger: db.logger).collect().first!.decode((Int, Int, Int).self)
             #expect(left == (1, 1, 1), "queued, held and stashed untouched")
 

@@ -127,7 +127,7 @@ struct RoleTests {
                 }
             }
             #expect(try await db.scalar("SELECT count(*) FROM actiond.outcomes", as: Int.self) == events.count)
-            #expect(try await db.scalar("SELECT count(*) FROM actiond.queue", as: Int.self) == 0)
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.pending_events", as: Int.self) == 0)
         }
     }
 

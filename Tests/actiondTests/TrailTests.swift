@@ -90,8 +90,8 @@ struct TrailTests {
             }
             let deadline = ContinuousClock.now.advanced(by: .seconds(60))
             while try await db.scalar("""
-                SELECT format('%s/%s/%s/%s', (SELECT count(*) FROM actiond.queue WHERE attempts = 1), (SELECT count(*) FROM actiond.held),
-                              (SELECT count(*) FROM actiond.stash), (SELECT count(*) FROM actiond.queue))
+                SELECT format('%s/%s/%s/%s', (SELECT count(*) FROM actiond.pending_events WHERE attempts = 1), (SELECT count(*) FROM actiond.held),
+                              (SELECT count(*) FROM actiond.stash), (SELECT count(*) FROM actiond.pending_events))
                 """, as: String.self) != "1/1/1/1", ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(20))
             }

@@ -27,7 +27,7 @@ struct WorkCommandTests {
     static func expectExactlyOnce(_ db: TestDatabase, events expected: Int) async throws {
         let row = try await db.client.query("""
             SELECT (SELECT count(*) FROM actiond.events), (SELECT count(*) FROM actiond.outcomes),
-                   (SELECT count(*) FROM actiond.queue), (SELECT count(*) FROM actiond.user_queues),
+                   (SELECT count(*) FROM actiond.pending_events), (SELECT count(*) FROM actiond.user_queues),
                    (SELECT coalesce(sum(processed_events), 0)::bigint FROM actiond.user_progress),
                    (SELECT count(*) FROM actiond.user_progress p
                     WHERE p.processed_events <> (SELECT count(*) FROM actiond.events e WHERE e.user_id = p.user_id)
@@ -94,7 +94,7 @@ struct WorkCommandTests {
             #expect(stopping.duration(to: .now) < .seconds(30), "stopped after its in-flight batches, not after the backlog")
             // Nothing is half done: whatever was not committed is still queued.
             let outcomes = try await Self.count(db, "outcomes")
-            let queued = try await Self.count(db, "queue")
+            let queued = try await Self.count(db, "pending_events")
             #expect(outcomes + queued == 20_000)
             _ = try await ActiondProcess.run(["work", "--drain"], database: db.url)
             try await Self.expectExactlyOnce(db, events: 20_000)
@@ -168,7 +168,7 @@ struct WorkRestartTests {
         try await PostgresClient.withClient(url, maximumConnections: 1, logger: logger) { client in
             let row = try await client.query("""
                 SELECT (SELECT count(*) FROM actiond.events), (SELECT count(*) FROM actiond.outcomes),
-                       (SELECT count(*) FROM actiond.queue),
+                       (SELECT count(*) FROM actiond.pending_events),
                        (SELECT coalesce(sum(processed_events), 0)::bigint FROM actiond.user_progress)
                 """, logger: logger).collect().first!
             let (events, outcomes, queued, processed) = try row.decode((Int, Int, Int, Int).self)

@@ -163,6 +163,7 @@ package struct BatchWrite: Sendable {
         for retry in retries {
             json.beginObject()
             json.key("position"); json.number(retry.event.position)
+            json.key("user"); json.string(retry.event.userID)
             json.key("error"); json.string(retry.error)
             json.key("delay_ms"); json.number(retry.delay.components.seconds * 1000 + retry.delay.components.attoseconds / 1_000_000_000_000_000)
             json.endObject()

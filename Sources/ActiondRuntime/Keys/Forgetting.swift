@@ -111,7 +111,7 @@ package struct Forgetting: Sendable {
             SELECT e.position, e.id, e.type, e.occurred_at, e.data::text, e.submitted_at
             FROM actiond.events e
             WHERE e.user_id = \(user)
-              AND (exists (SELECT FROM actiond.queue q WHERE q.user_id = e.user_id AND q.position = e.position)
+              AND (exists (SELECT FROM actiond.pending_events q WHERE q.user_id = e.user_id AND q.position = e.position)
                    OR exists (SELECT FROM actiond.held h WHERE h.user_id = e.user_id AND h.position = e.position))
             ORDER BY e.position
             """, logger: logger)

@@ -80,7 +80,7 @@ enum WorkerPhases {
         let deadline = clock.now.advanced(by: .seconds(60))
         while clock.now < deadline {
             // Held responses (cut off from their notification by the workload's end) are not waited for, as --drain does not.
-            let left = try await client.query("SELECT count(*) FROM actiond.queue", logger: bench.logger)
+            let left = try await client.query("SELECT count(*) FROM actiond.pending_events", logger: bench.logger)
                 .collect().first!.decode(Int.self)
             if left == 0 { break }
             try await Task.sleep(for: .milliseconds(50))
