@@ -106,6 +106,11 @@ cmd_build() {
     if [[ -n $server_version ]] && apt-cache madison postgresql-server-dev-15 2>/dev/null \
         | awk -F'|' '{gsub(/ /, "", $2); print $2}' | grep -qxF "$server_version"; then
         pg_pkg="postgresql-server-dev-15=$server_version"
+    elif [[ -n $server_version ]] && ! deb_installed postgresql-server-dev-15 && [[ ${ALLOW_SERVER_UPGRADE:-} != 1 ]]; then
+        # Only a newer postgresql-server-dev-15 is on offer: installing it upgrades the server
+        # package too, and every cluster still running the old binaries then fails to load
+        # plpgsql ("undefined symbol"). Seen once; refused since.
+        die "postgresql-server-dev-15=$server_version (the installed server's version) is not available from apt; the newer one would upgrade PostgreSQL under running clusters. Upgrade postgresql-15 first and restart them, or rerun with ALLOW_SERVER_UPGRADE=1"
     fi
     local missing=() pkg
     for pkg in postgresql-server-dev-15 libkrb5-dev libssl-dev liblz4-dev libzstd-dev make gcc; do
