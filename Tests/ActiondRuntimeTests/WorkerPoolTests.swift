@@ -97,6 +97,55 @@ struct WorkerPoolTests {
         }
     }
 
+    /// Producers keep adding events for the very users the workers are deciding, many users
+    /// per submit (each holding all its users' order locks while it inserts their rows), as a
+    /// live backend does. No submit and no batch may deadlock with another: PostgreSQL would
+    /// break each deadlock after a second by failing one side, a producer's submit or a
+    /// worker's batch. Every event is decided once.
+    @Test func producersAddingEventsForUsersBeingDecidedNeverDeadlockWithTheWorkers() async throws {
+        try await TestDatabase.with { db in
+            let deadlocks = "SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()"
+            try await db.client.query("SELECT pg_stat_clear_snapshot()", logger: db.logger).drain()
+            let before = try await db.scalar(PostgresQuery(unsafeSQL: deadlocks), as: Int.self)
+            let handler = CheckingRouter()
+            let workers = Workers(client: db.client, keys: TestKeys.shared, router: handler,
+                                  configuration: WorkerConfiguration(concurrency: 4, batchSize: 50), logger: db.logger)
+            let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: workers.serviceConfigurations, logger: db.logger))
+            var refused: [String] = []
+            var submitted = 0
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await group.run() }
+                try await Task.sleep(for: .milliseconds(500))
+                let submitter = EventSubmitter(client: db.client, logger: db.logger)
+                for round in 0..<150 {
+                    let events = (0..<20).map { WorkerEvents.json("live-\(round)-\($0)", user: "u\($0)") }
+                    do {
+                        let results = try await submitter.submit(events)
+                        submitted += results.filter { $0.status == .accepted }.count
+                    } catch {
+                        refused.append(String(describing: error))
+                    }
+                    try await Task.sleep(for: .milliseconds(2))
+                }
+                let deadline = ContinuousClock.now + .seconds(120)
+                while try await db.scalar("SELECT count(*) FROM actiond.pending_events", as: Int.self) > 0, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                await group.triggerGracefulShutdown()
+                try await tasks.waitForAll()
+            }
+            #expect(refused.isEmpty, "\(refused.prefix(3))")
+            #expect(submitted == 3000)
+            try await Task.sleep(for: .milliseconds(1100))  // the statistics are flushed at least once a second
+            try await db.client.query("SELECT pg_stat_clear_snapshot()", logger: db.logger).drain()
+            #expect(try await db.scalar(PostgresQuery(unsafeSQL: deadlocks), as: Int.self) == before, "no deadlock broken by PostgreSQL")
+            let state = handler.state.withLock { $0 }
+            #expect(state.violations.isEmpty, "\(state.violations.prefix(5))")
+            let ledger = try await Ledger.read(db)
+            #expect(ledger.isExact && ledger.events == submitted, "\(ledger)")
+        }
+    }
+
     @Test func anIdleWorkerWakesOnSubmitLongBeforeItsPollInterval() async throws {
         try await TestDatabase.with { db in
             let handler = CheckingRouter()
