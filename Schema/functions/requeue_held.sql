@@ -34,20 +34,9 @@ begin
         insert into actiond.queue (position, user_id)
         select r.position, r.user_id from released r
         returning queue.user_id
-    ), has_work as (
-        -- A user without a row has nothing waiting in the log: its mark is its last event, so
-        -- the response, an exception, is at or below it (pending_events.sql). A user with a
-        -- row keeps it: its mark is already past every held response, and a user in backoff
-        -- stays in backoff. (The order lock taken above makes this statement see the user's
-        -- every committed event.)
-        insert into actiond.user_queues (user_id, queued_after)
-        select q.user_id, max(e.position)
-        from (select distinct q.user_id from queued q) q
-        join actiond.events e on e.user_id = q.user_id
-        group by q.user_id
-        on conflict (user_id) do nothing
     )
-    select count(*) into moved from queued;
+    select count(*), array_agg(distinct q.user_id) into moved, users from queued q;
+    perform actiond.add_waiting_users(users);
     if moved > 0 then
         perform pg_notify('actiond_wakeup', '');
     end if;

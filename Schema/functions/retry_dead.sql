@@ -8,6 +8,7 @@ declare
     chosen bigint[];
     users text[];
     requeued bigint[];
+    queued_users text[];
     changes jsonb;
 begin
     select coalesce(array_agg(o.position), '{}'), coalesce(array_agg(distinct o.user_id), '{}')
@@ -28,21 +29,14 @@ begin
         select d.user_id, d.position, 0, d.last_error
         from dead d
         returning queue.position, queue.user_id
-    ), has_work as (
-        -- As in requeue_held: a new row's mark is the user's last event, above the dead
-        -- letter put back; an existing row (events waiting, or backoff) stays as it is.
-        insert into actiond.user_queues (user_id, queued_after)
-        select q.user_id, max(e.position)
-        from (select distinct q.user_id from queued q) q
-        join actiond.events e on e.user_id = q.user_id
-        group by q.user_id
-        on conflict (user_id) do nothing
     )
     select coalesce((select array_agg(q.position order by q.position) from queued q), '{}'),
+           (select coalesce(array_agg(distinct q.user_id), '{}') from queued q),
            (select jsonb_agg(jsonb_build_object('category', d.category, 'action', d.action,
                                                 'outcome', d.outcome, 'reason', d.reason, 'delta', -1))
             from dead d)
-    into requeued, changes;
+    into requeued, queued_users, changes;
+    perform actiond.add_waiting_users(queued_users);
     perform actiond.count_changed(changes, null);
     perform pg_notify('actiond_wakeup', '');
     return query select unnest(requeued);

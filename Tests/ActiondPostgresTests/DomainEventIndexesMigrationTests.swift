@@ -31,17 +31,8 @@ struct DomainEventIndexesMigrationTests {
 
     @Test func everyKindOfEventSurvivesTheIndexChangeAndIsDecidedOnce() async throws {
         try await TestDatabase.with { db in
-            func strings(_ query: PostgresQuery) async throws -> [String] {
-                try await db.client.query(query, logger: db.logger).collect().map { try $0.decode(String.self) }
-            }
-            func submit(_ lines: [String]) async throws {
-                let submitted = try await ActiondProcess.run(["submit", "-", "--no-seal"], database: db.url, input: lines.joined(separator: "\n"))
-                #expect(submitted.status == 0 && submitted.standardOutput.contains("\(lines.count) accepted"), "\(submitted.standardOutput) \(submitted.standardError)")
-            }
-            func drain() async throws {
-                let drained = try await ActiondProcess.run(["work", "--drain"], database: db.url)
-                #expect(drained.status == 0, "\(drained.standardError)")
-            }
+            func strings(_ query: PostgresQuery) async throws -> [String] { try await LiveMigration.strings(query, db) }
+            func submit(_ lines: [String]) async throws { try await LiveMigration.submit(lines, db) }
 
             // Decided: ana's timer snoozed, her invitation accepted, dee's cancellation (made dead below).
             #expect(try await ActiondProcess.run(["pause", "--user", "pat"], database: db.url).status == 0)
@@ -61,7 +52,7 @@ struct DomainEventIndexesMigrationTests {
                 Self.sent("p1", user: "pat", request: "rp1", category: "TIMER_EXPIRED", keys: ["TIMER_ID": "tp"], at: 7),
                 Self.response("p2", user: "pat", request: "rp1", action: "STOP_ACTION", at: 8),
             ])
-            try await drain()
+            try await LiveMigration.drain(db)
             try await db.client.query("""
                 UPDATE actiond.outcomes SET outcome = 'dead', last_error = 'boom'
                 WHERE position = (SELECT position FROM actiond.event_ids WHERE user_id = 'dee' AND id = 'd1')
@@ -104,31 +95,12 @@ struct DomainEventIndexesMigrationTests {
                 Self.event("s4", "protected_data.available", user: "sam", at: 10),
             ])
             #expect(try await ActiondProcess.run(["dead-letters", "retry", "d1"], database: db.url).status == 0)
-            try await drain()
-            // hal's response waits for its hold to be swept once its notification is recorded.
-            let deadline = ContinuousClock.now + .seconds(30)
-            while try await db.scalar("SELECT (SELECT count(*) FROM actiond.held) + (SELECT count(*) FROM actiond.pending_events)", as: Int.self) > 0,
-                  ContinuousClock.now < deadline {
-                try await drain()
-                try await Task.sleep(for: .milliseconds(300))
-            }
-
-            #expect(try await db.scalar("SELECT count(*) FROM actiond.events", as: Int.self) == 13)
-            #expect(try await db.scalar("""
-                SELECT count(*) FROM (SELECT user_id, position FROM actiond.outcomes GROUP BY 1, 2 HAVING count(*) = 1) o
-                JOIN actiond.events e USING (user_id, position)
-                """, as: Int.self) == 13, "every event has exactly one outcome")
+            try await LiveMigration.drainHeldToo(db)
+            try await LiveMigration.expectDecidedOnce(db, events: 13)
             #expect(try await strings("""
                 SELECT e.id || ':' || o.outcome || ':' || coalesce(o.reason, '-') FROM actiond.outcomes o JOIN actiond.events e USING (user_id, position)
                 WHERE e.id IN ('d1', 'h1', 's3', 'p2') ORDER BY e.id
                 """) == ["d1:applied:-", "h1:applied:-", "p2:applied:-", "s3:applied:-"])
-            #expect(try await db.scalar("SELECT count(*) FROM actiond.stash", as: Int.self) == 0)
-            #expect(try await db.scalar("""
-                SELECT count(*) FROM (SELECT position, stream_kind, stream_id, stream_user, type
-                                      FROM actiond.domain_events GROUP BY 1, 2, 3, 4, 5 HAVING count(*) > 1) d
-                """, as: Int.self) == 0, "no domain event twice")
-            let rebuilt = try await ActiondProcess.run(["rebuild"], database: db.url)
-            #expect(rebuilt.standardOutput.contains("already equalled the rebuild: nothing changed"), "\(rebuilt.standardOutput) \(rebuilt.standardError)")
         }
     }
 }

@@ -1,0 +1,18 @@
+-- A "has work" row (actiond.user_queues) for each of these users who has none, for an event
+-- put back in the queue as an exception (requeue_held, retry_dead). A user without a row has
+-- nothing waiting in the log, so its mark is its last event, at or above the event put back
+-- (pending_events.sql); a user with a row keeps it: its mark is already past that event, and a
+-- user in backoff stays in backoff. The caller holds the users' order locks, and calls this
+-- in a statement of its own, so it sees each user's every committed event.
+create function actiond.add_waiting_users(user_ids text[])
+returns void
+language plpgsql volatile as $$
+begin
+    insert into actiond.user_queues (user_id, queued_after)
+    select e.user_id, max(e.position)
+    from actiond.events e
+    where e.user_id = any(user_ids)
+    group by e.user_id
+    on conflict (user_id) do nothing;
+end
+$$;
