@@ -12,8 +12,8 @@
 -- Two statements on purpose. The lock is taken by the first; the events are read by the
 -- second, whose snapshot is taken after the lock was granted. Read in the same statement,
 -- the events would come from a snapshot older than the lock: a user released by a worker
--- that committed in between would show events that worker already processed and deleted,
--- and they would be handled a second time, out of order.
+-- that committed in between would show events that worker already decided (its mark, read
+-- with the older snapshot, not yet moved past them), and they would be handled a second time.
 --
 -- Paused users (actiond.pauses, `actiond pause`; migration 002) are skipped, only_user
 -- included; when everyone is paused (the row ''), nothing is claimed and the queue is not

@@ -11,7 +11,9 @@
 --   unstashed  positions of stash entries integrated now
 --   done       events with a final outcome {position, user, outcome, reason, attempts, error,
 --              category, action, submitted_us}
---   retries    events whose handler failed and will run again {position, error, delay_ms}
+--   retries    events whose handler failed and will run again {position, user, error, delay_ms}
+--              (user: absent from a worker built before 009_log_as_queue.sql, still running
+--              during an upgrade; found from the position then)
 --   claimed    the users the batch claimed: released when they have nothing left
 --   keys       data keys the batch created {user, version, kek, wrapped (base64)}: stored
 --              with the text sealed under them, or the batch fails (never for a fenced user)
@@ -28,8 +30,9 @@
 -- Every statement names the users it writes (user_id = any(users), or a (user, position) key):
 -- with the per-user tables distributed by user (Citus, 004_distributable_keys.sql), a batch's
 -- users share one shard group (claim.sql), so each statement routes to one node. Where a
--- statement finds its rows by key from the batch's document (done, held, revised), the users'
--- filter is for Citus alone (`not on_citus or …`): on plain PostgreSQL it made the planner read
+-- statement finds its rows by key from the batch's document (held, revised), the users'
+-- filter is for Citus alone (`not on_citus or …`) (the queue's exceptions, a few rows since
+-- 009, are filtered by the users everywhere): on plain PostgreSQL it made the planner read
 -- every row the batch's users had (a user with 100 queued events: 10,000 queue rows read to
 -- delete 500, and every event id a user ever had to revise 100), a cost that grew with the
 -- backlog; without it each row is one primary-key probe. Clock values
@@ -258,7 +261,8 @@ begin
                 'on conflict (user_id, position) do update set attempts = q.attempts + 1, last_error = excluded.last_error');
         else
             insert into actiond.queue as q (user_id, position, attempts, last_error)
-            select r."user", r.position, 1, r.error
+            select coalesce(r."user", (select e.user_id from actiond.events e where e.position = r.position)),
+                   r.position, 1, r.error
             from jsonb_to_recordset(batch -> 'retries') as r(position bigint, "user" text, error text)
             on conflict (user_id, position) do update set attempts = q.attempts + 1, last_error = excluded.last_error;
         end if;
@@ -278,7 +282,7 @@ begin
                 select h."user", h.position
                 from jsonb_to_recordset(batch -> 'held') as h(position bigint, "user" text)
                 union all
-                select r."user", r.position
+                select coalesce(r."user", (select e.user_id from actiond.events e where e.position = r.position)), r.position
                 from jsonb_to_recordset(batch -> 'retries') as r(position bigint, "user" text)) x
           group by x."user") t;
 
@@ -346,8 +350,9 @@ begin
     if jsonb_array_length(batch -> 'retries') > 0 then
         update actiond.user_queues u
         set run_at = clock + make_interval(secs => r.delay_ms / 1000.0)
-        from jsonb_to_recordset(batch -> 'retries') as r("user" text, delay_ms bigint)
-        where u.user_id = any(users) and u.user_id = r."user";
+        from jsonb_to_recordset(batch -> 'retries') as r(position bigint, "user" text, delay_ms bigint)
+        where u.user_id = any(users)
+          and u.user_id = coalesce(r."user", (select e.user_id from actiond.events e where e.position = r.position));
     end if;
 
     return pg_current_xact_id()::text::bigint;

@@ -2,8 +2,10 @@
 -- events after its mark (user_queues.queued_after: the log is the queue) and the exceptions
 -- kept in actiond.queue (failed events waiting for their retry, held responses and dead
 -- letters put back), which are all at or below their user's mark, so no event is in both.
--- Held, stashed and dead events are not here. What report_queue, report_trail, the prune's
--- check and `actiond work --drain` read; the claim reads the same two parts per user.
+-- Held, stashed and dead events are not here. The claim, commit_batch, report_queue,
+-- report_trail, queue_is_empty (`work --drain`) and log_unresolved (prune) read the same two
+-- parts in the form each needs (per user, or per range of positions); this view is for
+-- operators, tests and the tools' progress counts.
 create view actiond.pending_events as
 select q.user_id, q.position, q.attempts, q.last_error
 from actiond.queue q
