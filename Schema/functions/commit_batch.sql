@@ -13,7 +13,7 @@
 --              category, action, submitted_us}
 --   retries    events whose handler failed and will run again {position, user, error, delay_ms}
 --              (user: absent from a worker built before 009_log_as_queue.sql, still running
---              during an upgrade; found from the position then)
+--              during an upgrade; found from the position then, on plain PostgreSQL)
 --   claimed    the users the batch claimed: released when they have nothing left
 --   keys       data keys the batch created {user, version, kek, wrapped (base64)}: stored
 --              with the text sealed under them, or the batch fails (never for a fenced user)
@@ -252,7 +252,17 @@ begin
 
     -- A failed event waits for its retry as an exception, its attempts counted, and its user
     -- in backoff: the user's later events wait behind it (claim takes a user's events in
-    -- position order, exceptions first).
+    -- position order, exceptions first). A worker of the build before 009, still running
+    -- during an upgrade, names a failed event by its position alone: its user is found in the
+    -- log (plain PostgreSQL; Citus refuses the lookup, docs/operations.md, "Upgrades").
+    if not on_citus and exists (select from jsonb_array_elements(batch -> 'retries') r where not r.value ? 'user') then
+        batch := jsonb_set(batch, '{retries}', (
+            select jsonb_agg(case when r.value ? 'user' then r.value
+                                  else r.value || jsonb_build_object('user', (select e.user_id from actiond.events e
+                                                                               where e.position = (r.value ->> 'position')::bigint)) end
+                             order by r.n)
+            from jsonb_array_elements(batch -> 'retries') with ordinality as r(value, n)));
+    end if;
     if jsonb_array_length(batch -> 'retries') > 0 then
         if on_citus then
             perform actiond.insert_values('insert into actiond.queue as q (user_id, position, attempts, last_error)',
@@ -261,7 +271,7 @@ begin
                 'on conflict (user_id, position) do update set attempts = q.attempts + 1, last_error = excluded.last_error');
         else
             insert into actiond.queue as q (user_id, position, attempts, last_error)
-            select coalesce(r."user", (select e.user_id from actiond.events e where e.position = r.position)),
+            select r."user",
                    r.position, 1, r.error
             from jsonb_to_recordset(batch -> 'retries') as r(position bigint, "user" text, error text)
             on conflict (user_id, position) do update set attempts = q.attempts + 1, last_error = excluded.last_error;
@@ -282,7 +292,7 @@ begin
                 select h."user", h.position
                 from jsonb_to_recordset(batch -> 'held') as h(position bigint, "user" text)
                 union all
-                select coalesce(r."user", (select e.user_id from actiond.events e where e.position = r.position)), r.position
+                select r."user", r.position
                 from jsonb_to_recordset(batch -> 'retries') as r(position bigint, "user" text)) x
           group by x."user") t;
 
@@ -352,7 +362,7 @@ begin
         set run_at = clock + make_interval(secs => r.delay_ms / 1000.0)
         from jsonb_to_recordset(batch -> 'retries') as r(position bigint, "user" text, delay_ms bigint)
         where u.user_id = any(users)
-          and u.user_id = coalesce(r."user", (select e.user_id from actiond.events e where e.position = r.position));
+          and u.user_id = r."user";
     end if;
 
     return pg_current_xact_id()::text::bigint;

@@ -31,11 +31,13 @@ begin
         returning queue.position, queue.user_id
     )
     select coalesce((select array_agg(q.position order by q.position) from queued q), '{}'),
-           (select coalesce(array_agg(distinct q.user_id), '{}') from queued q),
            (select jsonb_agg(jsonb_build_object('category', d.category, 'action', d.action,
                                                 'outcome', d.outcome, 'reason', d.reason, 'delta', -1))
             from dead d)
-    into requeued, queued_users, changes;
+    into requeued, changes;
+    -- The users whose event was put back get their row (add_waiting_users).
+    queued_users := array(select distinct q.user_id from actiond.queue q
+                          where q.user_id = any(users) and q.position = any(requeued));
     perform actiond.add_waiting_users(queued_users);
     perform actiond.count_changed(changes, null);
     perform pg_notify('actiond_wakeup', '');

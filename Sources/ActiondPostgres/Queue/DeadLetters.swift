@@ -44,8 +44,9 @@ package enum DeadLetters {
             throw DeadLetterSelectionError(id: key, positions: byID)
         }
         guard byID.isEmpty, asPosition >= 0 else { return byID.isEmpty ? [] : byID }
+        // (`SELECT 1`, not `SELECT`: Citus cannot plan a subquery of rows with no columns.)
         let someEventHasTheID = try await client.query(
-            "SELECT EXISTS (SELECT FROM actiond.event_ids WHERE id = \(key))", logger: logger)
+            "SELECT EXISTS (SELECT 1 FROM actiond.event_ids WHERE id = \(key))", logger: logger)
             .collect().first?.decode(Bool.self) ?? false
         return someEventHasTheID ? [] : [asPosition]
     }
