@@ -271,8 +271,7 @@ begin
                 'on conflict (user_id, position) do update set attempts = q.attempts + 1, last_error = excluded.last_error');
         else
             insert into actiond.queue as q (user_id, position, attempts, last_error)
-            select r."user",
-                   r.position, 1, r.error
+            select r."user", r.position, 1, r.error
             from jsonb_to_recordset(batch -> 'retries') as r(position bigint, "user" text, error text)
             on conflict (user_id, position) do update set attempts = q.attempts + 1, last_error = excluded.last_error;
         end if;
@@ -361,8 +360,7 @@ begin
         update actiond.user_queues u
         set run_at = clock + make_interval(secs => r.delay_ms / 1000.0)
         from jsonb_to_recordset(batch -> 'retries') as r(position bigint, "user" text, delay_ms bigint)
-        where u.user_id = any(users)
-          and u.user_id = r."user";
+        where u.user_id = any(users) and u.user_id = r."user";
     end if;
 
     return pg_current_xact_id()::text::bigint;
