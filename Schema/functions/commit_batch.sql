@@ -18,7 +18,8 @@
 --   keys       data keys the batch created {user, version, kek, wrapped (base64)}: stored
 --              with the text sealed under them, or the batch fails (never for a fenced user)
 --   rewrites   input events whose protected fields the worker sealed at rest {user, position,
---              data}: their clear (or intake-sealed) text leaves the log in this transaction
+--              data}: their clear (or intake-sealed) text leaves the log in this transaction;
+--              data null: the worker cannot read the event, and unreadable_data scrubs it
 --
 -- Everything commits with the claim or not at all: an event's effects and its outcome are
 -- recorded exactly once, whatever happens to the worker.
@@ -87,12 +88,12 @@ begin
     if jsonb_array_length(coalesce(batch -> 'rewrites', '[]')) > 0 then
         if on_citus then
             update actiond.events e
-            set data = r.data
+            set data = coalesce(nullif(r.data, 'null'::jsonb), actiond.unreadable_data(e.data))
             from jsonb_to_recordset(batch -> 'rewrites') as r("user" text, position bigint, data jsonb)
             where e.user_id = any(users) and e.user_id = r."user" and e.position = r.position;
         else
             update actiond.events e
-            set data = r.data
+            set data = coalesce(nullif(r.data, 'null'::jsonb), actiond.unreadable_data(e.data))
             from jsonb_to_recordset(batch -> 'rewrites') as r("user" text, position bigint, data jsonb)
             where e.position = any(array(select (x.value ->> 'position')::bigint from jsonb_array_elements(batch -> 'rewrites') x))
               and e.user_id = r."user" and e.position = r.position;

@@ -65,6 +65,13 @@ begin
             -- (an escaped control character), so only data over 5,461 binary bytes is measured.
             when pg_column_size(v.data) > 5461 and actiond.compact_json_bytes(v.data) > 32768 then
                 array['22023', 'data: must be at most 32768 bytes of UTF-8 JSON, got ' || actiond.compact_json_bytes(v.data)]
+            -- One grammar at the door: what a worker's JSON parser cannot read (JSONText: every
+            -- number a finite double, nesting at most 512 deep counting the envelope) is refused
+            -- here, so no worker ever meets an event it cannot seal, whose text would stay in clear.
+            when jsonb_path_exists(v.data, 'strict $.** ? (@.type() == "number" && (@ > 1.7976931348623157e308 || @ < -1.7976931348623157e308))') then
+                array['22003', 'data: holds a number beyond the range of a double (magnitude at most 1.7976931348623157e308), which workers cannot read']
+            when jsonb_path_exists(v.data, 'strict $.**{511 to last} ? (@.type() == "object" || @.type() == "array")') then
+                array['22023', 'data: is nested more than 512 deep (counting the event itself), which workers cannot read']
 
             -- notification.sent
             when v.type = 'notification.sent' then case

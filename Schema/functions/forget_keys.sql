@@ -19,6 +19,8 @@ begin
     values (target, last_version)
     on conflict (user_id) do update
         set through_version = excluded.through_version, forgotten_at = now(), new_key_allowed_at = null;
+    -- Every worker drops the user's cached keys when this commits (KeyCacheKeeper).
+    perform pg_notify('actiond_forget', target);
     return last_version;
 end
 $$;

@@ -55,6 +55,21 @@ begin
     perform actiond.lock_users(array(
         select i.e ->> 'user_id' from unnest(events, messages) as i(e, message) where i.message is null));
 
+    --    The forget is checked again under the lock: a forget that committed while this
+    --    submit waited for it (actiond forget takes the same lock) refuses the user's events
+    --    too. Read only when a user of the batch is fenced, found by its key.
+    if exists (select from actiond.forgotten_users f
+               where f.user_id = any (array(select i.e ->> 'user_id' from unnest(events, messages) as i(e, message) where i.message is null))
+                 and f.new_key_allowed_at is null) then
+        select array_agg(case when f.user_id is null then i.code else '23000' end order by i.n),
+               array_agg(case when f.user_id is null then i.message
+                              else 'user_id: this user was forgotten (actiond forget); their events are refused until an operator runs actiond forget USER --allow-new-key' end order by i.n)
+        into codes, messages
+        from unnest(events, codes, messages) with ordinality as i(e, code, message, n)
+        left join actiond.forgotten_users f
+               on i.message is null and f.user_id = i.e ->> 'user_id' and f.new_key_allowed_at is null;
+    end if;
+
     -- 3. Take a position for the first valid occurrence of each (user, id), in input order
     --    (so positions follow input order), unless it is already known (actiond.event_ids,
     --    the idempotency keys, per user: 004_distributable_keys.sql). ON CONFLICT waits for a

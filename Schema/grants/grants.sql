@@ -34,9 +34,12 @@ grant execute on function
     actiond.prune_report_minutes(),
     actiond.queue_is_empty(),
     actiond.queue_depth(),
-    actiond.load_keys(text[]),
-    actiond.publish_intake_key(text, jsonb)
+    actiond.load_keys(text[])
     to actiond_worker;
+
+-- publish_intake_key: no grant; only the owner publishes the key producers seal to (migrate,
+-- or a worker running as the owner). A worker login that could publish would let whoever
+-- holds its password offer producers a key of their own (producers pin theirs anyway).
 
 -- forget_keys and allow_new_key: no grant; actiond forget runs as the owner.
 

@@ -13,7 +13,27 @@ struct BenchCommand: AsyncParsableCommand {
         discussion: """
             Each phase runs on a fresh database of the server (the embedded cluster, or DATABASE_URL's), dropped afterwards. \
             Build with -c release for figures worth keeping: swift run -c release actiond bench.
-            """)
+            """,
+        subcommands: [UnsealedWorker.self])
+
+    /// The benchmark's own worker for its unsealed run: `actiond work --drain` storing
+    /// protected text unsealed, to measure what sealing costs. It lives here, in the
+    /// benchmark's code, so that no setting of the production worker turns sealing off.
+    struct UnsealedWorker: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "unsealed-worker",
+            abstract: "The benchmark's unsealed drain (protected text stored UNSEALED): never for real data.",
+            shouldDisplay: false)
+
+        @OptionGroup var options: GlobalOptions
+
+        func run() async throws {
+            let logger = try options.makeLogger()
+            let sealed = try options.keyRing(command: "bench unsealed-worker", logger: logger)
+            try await WorkerRunner.run(database: options.database, keys: KeyRing(provider: sealed.provider, cache: KeyCache(), sealing: false),
+                                       configuration: WorkerConfiguration(drain: true), handlers: Installed.handlers, logger: logger)
+        }
+    }
 
     @OptionGroup var options: GlobalOptions
     @Flag(help: "A run of a few seconds (the CI smoke test).") var quick = false

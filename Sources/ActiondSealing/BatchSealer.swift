@@ -32,6 +32,9 @@ package final class BatchSealer: TextSealer {
     struct UserKeys {
         var keys: [Int: SymmetricKey] = [:]
         var fence: ForgottenUser?
+        /// Why one of the user's keys could not be unwrapped: their text neither opens nor is
+        /// sealed under a new key (their events fail alone, retried, then dead with this).
+        var broken: String?
         var current: Int? { keys.keys.max() }
     }
 
@@ -39,9 +42,13 @@ package final class BatchSealer: TextSealer {
     private let created: Mutex<[(user: String, version: Int, key: SymmetricKey)]> = Mutex([])
     private let intake: [String: IntakeKey]
 
-    init(users: [ExactString: UserKeys], intake: [IntakeKey]) {
+    /// Intake key ids another worker holds (the published one) that this process does not.
+    private let heldElsewhere: Set<String>
+
+    init(users: [ExactString: UserKeys], intake: [IntakeKey], heldElsewhere: Set<String> = []) {
         self.users = Mutex(users)
         self.intake = Dictionary(intake.map { ($0.id, $0) }) { first, _ in first }
+        self.heldElsewhere = heldElsewhere
     }
 
     /// Whether `user` was forgotten and may not have a new key.
@@ -56,6 +63,7 @@ package final class BatchSealer: TextSealer {
         let (key, version) = try users.withLock { users -> (SymmetricKey, Int) in
             var entry = users[ExactString(binding.user)] ?? UserKeys()
             if let fence = entry.fence, !fence.newKeyAllowed { throw ForgottenUserSeal() }
+            if let broken = entry.broken { throw UnwrappableUserKey(reason: broken) }
             if let current = entry.current, let key = entry.keys[current] { return (key, current) }
             let version = max(entry.fence?.throughVersion ?? 0, 0) + 1
             let key = SymmetricKey(size: .bits256)
@@ -70,16 +78,23 @@ package final class BatchSealer: TextSealer {
     package func open(_ sealed: String, binding: SealBinding) throws -> ProtectedText {
         if sealed.hasPrefix(IntakeKey.prefix) {
             guard let id = IntakeKey.keyID(of: sealed), let key = intake[id] else {
+                if let id = IntakeKey.keyID(of: sealed), heldElsewhere.contains(id) { throw SealedForAnotherWorker(keyID: id) }
                 throw KeyError("a field is sealed to intake key \(IntakeKey.keyID(of: sealed) ?? "?"), which the key file does not hold")
             }
             guard binding.row.hasPrefix("event:") else { throw SealedTextUnreadable(reason: "intake-sealed text outside an input event") }
             return ProtectedText(try key.open(sealed, userID: binding.user, eventID: String(binding.row.dropFirst(6)), field: binding.field))
         }
-        if sealed.hasPrefix("plain.") { return try UnsealedText().open(sealed, binding: binding) }
-        guard let version = DataKeyCipher.version(of: sealed) else { throw SealedTextUnreadable(reason: "unknown form") }
         let entry = users.withLock { $0[ExactString(binding.user)] }
+        // The forget is checked before any form is opened: text stored unsealed (the
+        // benchmark's unsealed worker) of a forgotten user reads as forgotten too.
+        if sealed.hasPrefix("plain.") {
+            if entry?.fence != nil { return .forgotten }
+            return try UnsealedText().open(sealed, binding: binding)
+        }
+        guard let version = DataKeyCipher.version(of: sealed) else { throw SealedTextUnreadable(reason: "unknown form") }
         if let key = entry?.keys[version] { return ProtectedText(try DataKeyCipher.open(sealed, key: key, binding: binding)) }
         if let fence = entry?.fence, version <= fence.throughVersion { return .forgotten }
+        if let broken = entry?.broken { throw UnwrappableUserKey(reason: broken) }
         throw SealedTextUnreadable(reason: "its user's data key version \(version) is missing, and the user was not forgotten: restore the key (a backup of actiond.data_keys) or the KEK that wraps it")
     }
 
@@ -98,4 +113,11 @@ package final class BatchSealer: TextSealer {
 /// A handler produced protected text for a user who was forgotten: nothing is sealed for them.
 package struct ForgottenUserSeal: Error, CustomStringConvertible {
     package var description: String { "the user was forgotten (actiond forget): no text is sealed for them until actiond forget USER --allow-new-key" }
+}
+
+/// One of the user's data keys does not unwrap (altered, or under a KEK this process does not
+/// hold): their events fail alone. Names the key version, never key bytes.
+package struct UnwrappableUserKey: Error, CustomStringConvertible {
+    package var reason: String
+    package var description: String { reason }
 }

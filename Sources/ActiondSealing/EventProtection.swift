@@ -6,11 +6,14 @@ import Foundation
 /// stored form held clear text, or text sealed to the intake key, gets its at-rest form, which
 /// the batch writes back to the log in the transaction that records its outcome.
 package enum EventProtection {
-    /// An event's data as the log must store it from now on.
+    /// An event's data as the log must store it from now on; `data` nil: the event cannot be
+    /// read by this worker (forced into the log past submit's grammar), so PostgreSQL replaces
+    /// its protected fields by the unreadable marker (`actiond.unreadable_data`): whatever
+    /// becomes of it, its text does not stay in clear.
     package struct Rewrite: Sendable, Hashable {
         package var userID: String
         package var position: Int64
-        package var data: String
+        package var data: String?
     }
 
     /// `events` with their protected fields opened in `input` (in memory; `data` and
@@ -48,9 +51,14 @@ package enum EventProtection {
 
     private static func prepare(_ event: LoggedEvent, router: any EventRouting, categories: CategoryRegistry?,
                                 sealer: BatchSealer, sealing: Bool) throws -> (LoggedEvent, Rewrite?) {
-        guard let protectsAlert = mayHoldProtectedFields(event, router: router, categories: categories),
-              let data = try? DomainCoding.decode(JSONValue.self, from: event.data) else {
+        guard let protectsAlert = mayHoldProtectedFields(event, router: router, categories: categories) else {
+            if event.input == nil, ProtectedFields.mayHold(event.data, type: event.type), (try? JSONValue(parsing: event.data)) == nil {
+                return (event, Rewrite(userID: event.userID, position: event.position, data: nil))
+            }
             return (event, nil)
+        }
+        guard let data = try? JSONValue(parsing: event.data) else {
+            return (event, Rewrite(userID: event.userID, position: event.position, data: nil))
         }
         let binding = { (field: String) in SealBinding(user: event.userID, row: SealBinding.inputRow(eventID: event.id), field: field) }
         let crypt = ProtectedFields.Crypt(
@@ -66,6 +74,18 @@ package enum EventProtection {
                                  submittedAt: event.submittedAt, failedAttempts: event.failedAttempts)
         opened.storedData = stored
         return (opened, result.stored == nil ? nil : Rewrite(userID: event.userID, position: event.position, data: stored))
+    }
+
+    /// The intake key ids the events' fields are sealed to (`hpke1.<id>.…`).
+    package static func intakeKeyIDs(in events: [LoggedEvent]) -> Set<String> {
+        var ids: Set<String> = []
+        for event in events where event.data.contains(IntakeKey.prefix) {
+            for range in event.data.ranges(of: IntakeKey.prefix) {
+                let rest = event.data[range.upperBound...]
+                ids.insert(String(rest.prefix { $0 != "." && $0 != "\"" }))
+            }
+        }
+        return ids
     }
 
     /// nil when `event` cannot hold a protected field (no parse needed); otherwise whether its

@@ -83,11 +83,39 @@ public struct IntakePublicKey: Sendable {
         self.key = key
     }
 
-    /// Reads the `public_key` form (base64url of the raw 32 bytes).
-    public init(id: String, base64URL: String) throws {
+    /// Reads the `public_key` form (base64url of the raw 32 bytes). The id is the key's
+    /// fingerprint, computed here, never taken as given.
+    public init(base64URL: String) throws {
         guard let raw = Base64URL.decode(Substring(base64URL)) else { throw KeyError("intake public key: not base64url") }
         key = try Curve25519.KeyAgreement.PublicKey(rawRepresentation: raw)
-        self.id = id
+        id = IntakeKey.keyID(key)
+    }
+
+    /// Reads a document as `document` writes it (and `actiond keys intake-public-key` prints
+    /// it). Its `kid` must be the key's fingerprint: a document naming another id is refused.
+    public init(document: String) throws {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(document.utf8)) as? [String: Any],
+              let raw = object["public_key"] as? String else {
+            throw KeyError("an intake public key document needs a public_key field (as actiond keys intake-public-key prints it)")
+        }
+        try self.init(base64URL: raw)
+        if let kid = object["kid"] as? String, kid != id {
+            throw KeyError("an intake public key document names kid \(kid), but its key's fingerprint is \(id)")
+        }
+    }
+
+    /// The keys of a public key file: one document per line (blank lines skipped).
+    public static func read(file path: String) throws -> [IntakePublicKey] {
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+            throw KeyError("intake public key file \(path) cannot be read (missing, or no permission)")
+        }
+        let keys = try text.split(whereSeparator: \.isNewline).filter { !$0.allSatisfy(\.isWhitespace) }.map { line in
+            do { return try IntakePublicKey(document: String(line)) } catch let error as KeyError {
+                throw KeyError("intake public key file \(path): \(error.description)")
+            }
+        }
+        guard !keys.isEmpty else { throw KeyError("intake public key file \(path) holds no key") }
+        return keys
     }
 
     /// The raw key, base64url.

@@ -6,7 +6,8 @@ import Synchronization
 /// Unwrapped data keys, bounded in number and age, so that a KMS-backed provider is not asked
 /// for every batch. An entry is used only while the database still holds the key it came from
 /// (the worker reads the wrapped keys and the fences of its batch's users each batch), so a
-/// forget takes effect at the next batch; the age bound limits how long a key lives in memory.
+/// forget takes effect at the next batch; a worker also drops a forgotten user's keys when the
+/// forget is notified (`KeyCacheKeeper`), and every entry older than `maxAge` on a timer.
 package final class KeyCache: Sendable {
     struct Entry {
         var key: SymmetricKey
@@ -23,7 +24,7 @@ package final class KeyCache: Sendable {
         var version: Int
     }
 
-    package init(maxEntries: Int = 10_000, maxAge: Duration = .seconds(300)) {
+    package init(maxEntries: Int = 10_000, maxAge: Duration = .seconds(60)) {
         self.maxEntries = maxEntries
         self.maxAge = maxAge
     }
@@ -57,8 +58,19 @@ package final class KeyCache: Sendable {
         }
     }
 
+    /// Drops every entry older than `maxAge`.
+    package func removeExpired() {
+        let now = ContinuousClock.now
+        entries.withLock { entries in entries = entries.filter { $0.value.loadedAt.duration(to: now) < maxAge } }
+    }
+
+    /// Drops every entry.
+    package func removeAll() {
+        entries.withLock { $0 = [:] }
+    }
+
     /// Drops every key of `user` (a forget seen by this process).
-    func evict(user: String) {
+    package func evict(user: String) {
         entries.withLock { entries in entries = entries.filter { !($0.key.user == ExactString(user)) } }
     }
 

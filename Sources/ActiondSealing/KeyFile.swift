@@ -6,13 +6,20 @@ import Foundation
 /// by `actiond keys new FILE` (or, for the embedded database, beside its cluster). The list of
 /// forgotten users lives beside it, in `FILE.forgotten` (one JSON object per line).
 ///
-/// Data keys are wrapped with AES key wrap (RFC 3394, swift-crypto's `AES.KeyWrap`).
+/// Data keys are wrapped with AES-256-GCM under the KEK, bound to their user and version
+/// (keys wrapped before that, with RFC 3394 key wrap, still unwrap). The file must be readable
+/// by its owner only (mode 0600), as ssh requires of a private key.
 public struct KeyFile: KeyProvider {
     /// The key file's path; the list of forgotten users is beside it (`forgottenListPath`).
     public let path: String
     /// The KEK's id (`kek-` and 12 hex digits), stored beside every data key it wraps.
     public let kekID: String
     private let kek: SymmetricKey
+    /// During a rolling rotation (`keys rotate`, until `--retire-old`): the older file's KEK,
+    /// which this file also holds, so that it unwraps what workers on the older file wrap,
+    /// and wraps every new data key under both, so that those workers unwrap its keys too.
+    public let retiringKEKID: String?
+    private let retiringKEK: SymmetricKey?
     /// The file's intake key pairs, current first, then those carried over from older files.
     public let intakeKeys: [IntakeKey]
 
@@ -20,10 +27,12 @@ public struct KeyFile: KeyProvider {
         var format: String
         var kekID: String
         var kek: String
+        var retiringKEKID: String?
+        var retiringKEK: String?
         var intake: [String]
 
         enum CodingKeys: String, CodingKey {
-            case format, kekID = "kek_id", kek, intake
+            case format, kekID = "kek_id", kek, retiringKEKID = "retiring_kek_id", retiringKEK = "retiring_kek", intake
         }
     }
 
@@ -32,9 +41,7 @@ public struct KeyFile: KeyProvider {
     /// Reads the key file at `path`.
     public init(path: String) throws {
         self.path = path
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw KeyError("key file \(path) cannot be read (missing, or no permission)")
-        }
+        let data = try PrivateFile.read(path, what: "key file", missingIsEmpty: false) ?? Data()
         let document: Document
         do {
             document = try JSONDecoder().decode(Document.self, from: data)
@@ -46,6 +53,14 @@ public struct KeyFile: KeyProvider {
         }
         kekID = document.kekID
         kek = SymmetricKey(data: kekBytes)
+        if let id = document.retiringKEKID, let raw = document.retiringKEK {
+            guard let bytes = Data(base64Encoded: raw), bytes.count == 32 else { throw KeyError("key file \(path): its retiring KEK is not 256 bits") }
+            retiringKEKID = id
+            retiringKEK = SymmetricKey(data: bytes)
+        } else {
+            retiringKEKID = nil
+            retiringKEK = nil
+        }
         intakeKeys = try document.intake.map { raw in
             guard let bytes = Data(base64Encoded: raw) else { throw KeyError("key file \(path): an intake key is not base64") }
             return try IntakeKey(rawPrivateKey: bytes)
@@ -61,47 +76,109 @@ public struct KeyFile: KeyProvider {
         guard !FileManager.default.fileExists(atPath: path) else {
             throw KeyError("\(path) exists already; a key file is never overwritten (destroying a KEK makes every key it wraps unreadable)")
         }
-        let kek = SymmetricKey(size: .bits256)
         let kekID = "kek-" + SHA256.hash(data: Data(UUID().uuidString.utf8)).prefix(6).map { String(format: "%02x", $0) }.joined()
-        let intake = [IntakeKey()] + kept
-        let document = Document(format: format, kekID: kekID, kek: kek.withUnsafeBytes { Data($0) }.base64EncodedString(),
-                                intake: intake.map { $0.rawPrivateKey.base64EncodedString() })
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try PrivateFile.write(try encoder.encode(document), to: path)
+        let document = Document(format: format, kekID: kekID, kek: Self.base64(SymmetricKey(size: .bits256)),
+                                intake: ([IntakeKey()] + kept).map { $0.rawPrivateKey.base64EncodedString() })
+        try PrivateFile.write(try Self.encode(document), to: path)
         return try KeyFile(path: path)
     }
 
-    /// Adds `keys` to this file's intake keys (after its own), rewriting it in place.
+    /// Adds `keys` to this file's intake keys (after its own), rewriting it in place (its
+    /// owner and mode kept).
     public func addingIntakeKeys(_ keys: [IntakeKey]) throws -> KeyFile {
         let known = Set(intakeKeys.map(\.id))
         let added = keys.filter { !known.contains($0.id) }
         guard !added.isEmpty else { return self }
-        let document = Document(format: Self.format, kekID: kekID, kek: kek.withUnsafeBytes { Data($0) }.base64EncodedString(),
-                                intake: (intakeKeys + added).map { $0.rawPrivateKey.base64EncodedString() })
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try PrivateFile.replace(try encoder.encode(document), at: path)
+        return try rewritten(intake: intakeKeys + added, retiring: retiringKEKID.flatMap { id in retiringKEK.map { (id, $0) } })
+    }
+
+    /// This file holding `older`'s KEK as its retiring one (`keys rotate`).
+    public func retiring(_ older: KeyFile) throws -> KeyFile {
+        guard older.kekID != kekID else { throw KeyError("key file \(older.path) and \(path) hold the same KEK: a rotation needs a new file (actiond keys new FILE)") }
+        if retiringKEKID == older.kekID { return self }
+        guard retiringKEKID == nil else {
+            throw KeyError("key file \(path) is still retiring KEK \(retiringKEKID ?? ""): finish that rotation (actiond keys rotate --retire-old) first")
+        }
+        return try rewritten(intake: intakeKeys, retiring: (older.kekID, older.kek))
+    }
+
+    /// This file without its retiring KEK (`keys rotate --retire-old`).
+    public func withoutRetiringKEK() throws -> KeyFile {
+        guard retiringKEKID != nil else { return self }
+        return try rewritten(intake: intakeKeys, retiring: nil)
+    }
+
+    private func rewritten(intake: [IntakeKey], retiring: (id: String, key: SymmetricKey)?) throws -> KeyFile {
+        let document = Document(format: Self.format, kekID: kekID, kek: Self.base64(kek), retiringKEKID: retiring?.id,
+                                retiringKEK: retiring.map { Self.base64($0.key) }, intake: intake.map { $0.rawPrivateKey.base64EncodedString() })
+        try PrivateFile.replace(try Self.encode(document), at: path)
         return try KeyFile(path: path)
     }
 
-    /// `dataKey` wrapped under this file's KEK with AES key wrap.
-    public func wrap(_ dataKey: SymmetricKey) async throws -> Data {
-        try AES.KeyWrap.wrap(dataKey, using: kek)
+    private static func base64(_ key: SymmetricKey) -> String { key.withUnsafeBytes { Data($0) }.base64EncodedString() }
+
+    private static func encode(_ document: Document) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return try encoder.encode(document)
     }
 
-    /// `wrapped` unwrapped with this file's KEK; a `KeyError` when `kekID` is another KEK or the
-    /// wrapped key was altered.
-    public func unwrap(_ wrapped: Data, kekID: String) async throws -> SymmetricKey {
-        guard kekID == self.kekID else {
+    /// The first byte of a bound wrapping: AES-256-GCM under the KEK, the user and version as
+    /// associated data. (An unbound wrapping, RFC 3394 key wrap from before, is 40 bytes and
+    /// still unwraps; `keys rotate` rewraps it bound.)
+    static let boundWrapping: UInt8 = 2
+
+    /// `dataKey` wrapped under this file's KEK, bound to `userID` and `version` (AES-GCM, a
+    /// fresh random nonce per wrap).
+    public func wrap(_ dataKey: SymmetricKey, userID: String, version: Int) async throws -> Data {
+        try Self.wrap(dataKey, under: kek, userID: userID, version: version)
+    }
+
+    /// During a rolling rotation, `dataKey` wrapped under the retiring KEK too.
+    public func retiringWrap(_ dataKey: SymmetricKey, userID: String, version: Int) async throws -> (kekID: String, wrapped: Data)? {
+        guard let retiringKEKID, let retiringKEK else { return nil }
+        return (retiringKEKID, try Self.wrap(dataKey, under: retiringKEK, userID: userID, version: version))
+    }
+
+    /// Whether this file holds KEK `kekID` (its own, or the one it is retiring).
+    public func holds(kekID: String) -> Bool { kekID == self.kekID || kekID == retiringKEKID }
+
+    /// `wrapped` unwrapped with this file's KEK (or its retiring one); a `KeyError` when
+    /// `kekID` is another KEK, or the wrapping was altered or made for another user or version.
+    public func unwrap(_ wrapped: Data, kekID: String, userID: String, version: Int) async throws -> SymmetricKey {
+        let key: SymmetricKey
+        if kekID == self.kekID {
+            key = kek
+        } else if kekID == retiringKEKID, let retiringKEK {
+            key = retiringKEK
+        } else {
             throw KeyError("a data key is wrapped under KEK \(kekID), which key file \(path) (KEK \(self.kekID)) does not hold")
         }
         do {
-            return try AES.KeyWrap.unwrap(wrapped, using: kek)
+            if wrapped.first == Self.boundWrapping && wrapped.count == 61 {
+                let box = try AES.GCM.SealedBox(combined: wrapped.dropFirst())
+                return SymmetricKey(data: try AES.GCM.open(box, using: key, authenticating: Self.wrapBinding(userID: userID, version: version)))
+            }
+            return try AES.KeyWrap.unwrap(wrapped, using: key)
         } catch {
-            throw KeyError("a data key wrapped under KEK \(kekID) does not unwrap with key file \(path): it was altered")
+            throw KeyError("a data key wrapped under KEK \(kekID) does not unwrap with key file \(path): it was altered, or moved from another user or version")
         }
     }
+
+    private static func wrap(_ dataKey: SymmetricKey, under kek: SymmetricKey, userID: String, version: Int) throws -> Data {
+        let box = try dataKey.withUnsafeBytes { bytes in
+            try AES.GCM.seal(Data(bytes), using: kek, nonce: AES.GCM.Nonce(), authenticating: Self.wrapBinding(userID: userID, version: version))
+        }
+        guard let combined = box.combined else { throw KeyError("AES-GCM gave no combined form") }
+        return Data([Self.boundWrapping]) + combined
+    }
+
+    static func wrapBinding(userID: String, version: Int) -> Data {
+        Data((["actiond-key-wrap-v2", userID, String(version)]).joined(separator: "\u{0}").utf8)
+    }
+
+    /// The intake keys as the file holds them now (read again).
+    public func currentIntakeKeys() throws -> [IntakeKey] { try KeyFile(path: path).intakeKeys }
 
     /// `FILE.forgotten`.
     public var forgottenListPath: String { path + ".forgotten" }
@@ -110,7 +187,9 @@ public struct KeyFile: KeyProvider {
     /// forgotten; none when the list does not exist. Users are told apart byte for byte, as
     /// everywhere in actiond: "jos\u{e9}" and "jose\u{301}" are two people.
     public func forgottenUsers() async throws -> [ForgottenUser] {
-        guard let data = FileManager.default.contents(atPath: forgottenListPath) else { return [] }
+        // Fail closed: a list that exists but cannot be read is never taken for an empty one
+        // (a restored backup would bring forgotten people back).
+        guard let data = try PrivateFile.read(forgottenListPath, what: "forgotten list", missingIsEmpty: true) else { return [] }
         var latest: [ExactString: ForgottenUser] = [:]
         var order: [ExactString] = []
         for line in data.split(separator: UInt8(ascii: "\n")) where !line.isEmpty {
@@ -128,42 +207,7 @@ public struct KeyFile: KeyProvider {
         encoder.outputFormatting = [.sortedKeys]
         var line = try encoder.encode(forgotten)
         line.append(UInt8(ascii: "\n"))
-        try PrivateFile.append(line, to: forgottenListPath)
+        try PrivateFile.append(line, to: forgottenListPath, ownerLike: path)
     }
 }
 
-/// Files only their owner may read: created 0600, written whole then renamed, synced.
-enum PrivateFile {
-    static func write(_ data: Data, to path: String) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-        guard fd >= 0 else { throw KeyError("cannot create \(path): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        try writeAll(data, fd: fd, path: path)
-    }
-
-    static func replace(_ data: Data, at path: String) throws {
-        let temporary = path + ".new"
-        unlink(temporary)
-        try write(data, to: temporary)
-        guard rename(temporary, path) == 0 else { throw KeyError("cannot replace \(path): \(String(cString: strerror(errno)))") }
-    }
-
-    static func append(_ data: Data, to path: String) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-        guard fd >= 0 else { throw KeyError("cannot open \(path): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        try writeAll(data, fd: fd, path: path)
-    }
-
-    private static func writeAll(_ data: Data, fd: Int32, path: String) throws {
-        try data.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Foundation.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                guard written > 0 else { throw KeyError("cannot write \(path): \(String(cString: strerror(errno)))") }
-                offset += written
-            }
-        }
-        guard fsync(fd) == 0 else { throw KeyError("cannot sync \(path): \(String(cString: strerror(errno)))") }
-    }
-}

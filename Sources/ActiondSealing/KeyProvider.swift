@@ -11,16 +11,34 @@ import Foundation
 public protocol KeyProvider: Sendable {
     /// The identity of the KEK that `wrap` uses, stored beside each wrapped key.
     var kekID: String { get }
-    /// `dataKey` wrapped under the current KEK.
-    func wrap(_ dataKey: SymmetricKey) async throws -> Data
-    /// A data key wrapped under the KEK `kekID`; an error when this provider does not hold it.
-    func unwrap(_ wrapped: Data, kekID: String) async throws -> SymmetricKey
+    /// `dataKey`, version `version` of user `userID`, wrapped under the current KEK with the
+    /// user and version bound (an AEAD wrap: the wrapped key moved to another user or version
+    /// does not unwrap).
+    func wrap(_ dataKey: SymmetricKey, userID: String, version: Int) async throws -> Data
+    /// A data key of `userID`, version `version`, wrapped under the KEK `kekID`; an error when
+    /// this provider does not hold that KEK or the wrapping was made for another user or version.
+    func unwrap(_ wrapped: Data, kekID: String, userID: String, version: Int) async throws -> SymmetricKey
+    /// During a rolling rotation: `dataKey` wrapped under the KEK being retired as well, so
+    /// that workers still on the older KEK unwrap it; nil otherwise.
+    func retiringWrap(_ dataKey: SymmetricKey, userID: String, version: Int) async throws -> (kekID: String, wrapped: Data)?
+    /// Whether this provider unwraps keys wrapped under KEK `kekID`.
+    func holds(kekID: String) -> Bool
     /// The private keys producers seal intake text to (HPKE), current first.
     var intakeKeys: [IntakeKey] { get }
+    /// The intake keys as the provider holds them now (a key file read again: `keys rotate`
+    /// adds the newer file's intake keys to the older one, so its running workers open text
+    /// sealed to them).
+    func currentIntakeKeys() throws -> [IntakeKey]
     /// Every user forgotten so far.
     func forgottenUsers() async throws -> [ForgottenUser]
     /// Records a forget (or an allowed new key) outside the database.
     func record(_ forgotten: ForgottenUser) async throws
+}
+
+extension KeyProvider {
+    public func retiringWrap(_ dataKey: SymmetricKey, userID: String, version: Int) async throws -> (kekID: String, wrapped: Data)? { nil }
+    public func holds(kekID: String) -> Bool { kekID == self.kekID }
+    public func currentIntakeKeys() throws -> [IntakeKey] { intakeKeys }
 }
 
 /// A user whose data keys were destroyed (`actiond forget`): every key version up to

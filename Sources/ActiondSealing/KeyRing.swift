@@ -1,6 +1,7 @@
 import ActiondDomain
 import Crypto
 import Foundation
+import Synchronization
 
 /// A process's keys: the provider (KEK, intake keys, forgotten list) and the cache of
 /// unwrapped data keys. Builds each batch's sealer from the wrapped keys and fences the
@@ -17,15 +18,44 @@ public final class KeyRing: Sendable {
         self.init(provider: provider, cache: KeyCache(), sealing: true)
     }
 
+    /// The intake keys this process opens, and when they were last read from the provider.
+    private let intake: Mutex<(keys: [IntakeKey], readAt: ContinuousClock.Instant?)>
+
     package init(provider: any KeyProvider, cache: KeyCache, sealing: Bool = true) {
         self.provider = provider
         self.cache = cache
         self.sealing = sealing
+        intake = Mutex((provider.intakeKeys, nil))
+    }
+
+    /// The ids of the intake keys this process opens.
+    package var intakeKeyIDs: Set<String> { intake.withLock { Set($0.keys.map(\.id)) } }
+
+    /// Reads the provider's intake keys again when `ids` names one this process does not hold
+    /// (at most every 2 s): during a rolling rotation `keys rotate` adds the newer file's
+    /// intake keys to the older one, and its running workers pick them up here. Returns the
+    /// ids still not held.
+    package func refreshIntakeKeys(for ids: Set<String>) -> Set<String> {
+        var missing = ids.subtracting(intakeKeyIDs)
+        guard !missing.isEmpty else { return [] }
+        let now = ContinuousClock.now
+        let due = intake.withLock { state -> Bool in
+            if let readAt = state.readAt, readAt.duration(to: now) < .seconds(2) { return false }
+            state.readAt = now
+            return true
+        }
+        if due, let keys = try? provider.currentIntakeKeys(), !keys.isEmpty {
+            intake.withLock { $0.keys = keys }
+            missing = ids.subtracting(intakeKeyIDs)
+        }
+        return missing
     }
 
     /// The sealer of a batch whose users hold `keys` and `fences` in the database. A fence
     /// evicts the user's cached keys: a key never outlives its forget in this process.
-    package func sealer(keys: [StoredDataKey], fences: [ForgottenUser]) async throws -> BatchSealer {
+    /// `heldElsewhere`: intake key ids this process does not hold but another worker does
+    /// (the published one): text sealed to them is retried, not rejected.
+    package func sealer(keys: [StoredDataKey], fences: [ForgottenUser], heldElsewhere: Set<String> = []) async throws -> BatchSealer {
         var users: [ExactString: BatchSealer.UserKeys] = [:]
         for fence in fences {
             users[ExactString(fence.userID), default: .init()].fence = fence
@@ -40,22 +70,36 @@ public final class KeyRing: Sendable {
                 users[id, default: .init()].keys[stored.version] = cached
                 continue
             }
-            // During a KEK rotation a key has a wrapping under each KEK: use one this provider holds.
-            guard stored.kekID == provider.kekID || !keys.contains(where: { ExactString($0.userID) == id && $0.version == stored.version && $0.kekID == provider.kekID }) else { continue }
-            let key = try await provider.unwrap(stored.wrapped, kekID: stored.kekID)
-            cache.store(user: stored.userID, version: stored.version, wrapped: stored.wrapped, key: key)
-            users[id, default: .init()].keys[stored.version] = key
+            // During a KEK rotation a key has a wrapping under each KEK: the current KEK's,
+            // else one this provider holds (its retiring KEK), else any (its error says why).
+            let wrappings = keys.filter { ExactString($0.userID) == id && $0.version == stored.version }
+            let preferred = wrappings.first { $0.kekID == provider.kekID } ?? wrappings.first { provider.holds(kekID: $0.kekID) } ?? stored
+            guard preferred == stored else { continue }
+            // A wrapped key that does not open fails its user's events alone, never the batch:
+            // the user is marked, and their text neither opens nor gets a new key.
+            do {
+                let key = try await provider.unwrap(stored.wrapped, kekID: stored.kekID, userID: stored.userID, version: stored.version)
+                cache.store(user: stored.userID, version: stored.version, wrapped: stored.wrapped, key: key)
+                users[id, default: .init()].keys[stored.version] = key
+            } catch {
+                users[id, default: .init()].broken = "data key version \(stored.version) of this user does not unwrap: \(error)"
+            }
         }
-        return BatchSealer(users: users, intake: provider.intakeKeys)
+        return BatchSealer(users: users, intake: intake.withLock { $0.keys }, heldElsewhere: heldElsewhere)
     }
 
     /// The keys `sealer` created, wrapped for storage.
     package func wrapCreated(by sealer: BatchSealer) async throws -> [StoredDataKey] {
         var stored: [StoredDataKey] = []
         for created in sealer.takeCreated() {
-            let wrapped = try await provider.wrap(created.key)
+            let wrapped = try await provider.wrap(created.key, userID: created.user, version: created.version)
             cache.store(user: created.user, version: created.version, wrapped: wrapped, key: created.key)
             stored.append(StoredDataKey(userID: created.user, version: created.version, kekID: provider.kekID, wrapped: wrapped))
+            // During a rolling rotation, under the retiring KEK too: workers still on the older
+            // key file unwrap this key as well.
+            if let retiring = try await provider.retiringWrap(created.key, userID: created.user, version: created.version) {
+                stored.append(StoredDataKey(userID: created.user, version: created.version, kekID: retiring.kekID, wrapped: retiring.wrapped))
+            }
         }
         return stored
     }

@@ -19,13 +19,17 @@ struct KeyFileTests {
         #expect(mode == 0o600)
         #expect(throws: KeyError.self) { try KeyFile.create(at: path) }
         let dataKey = SymmetricKey(size: .bits256)
-        let wrapped = try await file.wrap(dataKey)
-        #expect(try await KeyFile(path: path).unwrap(wrapped, kekID: file.kekID) == dataKey)
-        await #expect(throws: KeyError.self) { try await file.unwrap(wrapped, kekID: "kek-other") }
+        let wrapped = try await file.wrap(dataKey, userID: "ana", version: 1)
+        #expect(try await KeyFile(path: path).unwrap(wrapped, kekID: file.kekID, userID: "ana", version: 1) == dataKey)
+        await #expect(throws: KeyError.self) { try await file.unwrap(wrapped, kekID: "kek-other", userID: "ana", version: 1) }
+        // The wrapping binds the user and the version: moved, it does not unwrap.
+        await #expect(throws: KeyError.self) { try await file.unwrap(wrapped, kekID: file.kekID, userID: "bob", version: 1) }
+        await #expect(throws: KeyError.self) { try await file.unwrap(wrapped, kekID: file.kekID, userID: "ana", version: 2) }
+        #expect(try await file.wrap(dataKey, userID: "ana", version: 1) != wrapped, "a fresh nonce per wrap")
         let other = Self.temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: other) }
         let otherFile = try KeyFile.create(at: other)
-        await #expect(throws: KeyError.self) { try await otherFile.unwrap(wrapped, kekID: otherFile.kekID) }
+        await #expect(throws: KeyError.self) { try await otherFile.unwrap(wrapped, kekID: otherFile.kekID, userID: "ana", version: 1) }
 
         // The forgotten list: appended, latest entry per user wins, private too.
         try await file.record(ForgottenUser(userID: "ana", throughVersion: 1, newKeyAllowed: false))
@@ -69,7 +73,7 @@ struct KeyFileTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let file = try KeyFile.create(at: path)
         let ring = KeyRing(provider: file, cache: KeyCache())
-        let wrapped = try await file.wrap(SymmetricKey(size: .bits256))
+        let wrapped = try await file.wrap(SymmetricKey(size: .bits256), userID: "ana", version: 1)
         let stored = StoredDataKey(userID: "ana", version: 1, kekID: file.kekID, wrapped: wrapped)
         _ = try await ring.sealer(keys: [stored], fences: [])
         #expect(ring.cache.count == 1)
@@ -80,7 +84,7 @@ struct KeyFileTests {
         // A restored backup's row of a destroyed version is not used.
         let restored = try await ring.sealer(keys: [stored], fences: [ForgottenUser(userID: "ana", throughVersion: 1, newKeyAllowed: true)])
         #expect(ring.cache.count == 0)
-        #expect(try restored.seal("x", binding: SealBinding(user: "ana", row: "event:e9", field: "text")).hasPrefix("aead1.2."))
+        #expect(try restored.seal("x", binding: SealBinding(user: "ana", row: "event:e9", field: "text")).hasPrefix("aead2.2."))
     }
 
     @Test func anEventSealedToTheIntakeKeyIsOpenedForTheHandlerAndStoredAtRest() throws {
@@ -113,8 +117,9 @@ struct KeyFileTests {
         #expect(payload["aps"]?["alert"]?["body"]?.stringValue == "lunch?")
         #expect(rewrites.count == 2)
         for rewrite in rewrites {
-            #expect(!rewrite.data.contains("hpke1.") && rewrite.data.contains("aead1.1."))
-            #expect(!rewrite.data.contains("see you") && !rewrite.data.contains("lunch?"))
+            let data = try #require(rewrite.data)
+            #expect(!data.contains("hpke1.") && data.contains("aead2.1."))
+            #expect(!data.contains("see you") && !data.contains("lunch?"))
         }
         // Read again from the log (at rest): opened, nothing more to rewrite.
         let again = events.map {

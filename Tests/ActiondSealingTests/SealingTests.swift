@@ -21,7 +21,7 @@ struct SealingTests {
         let sealer = Self.sealer(["ana": [1: key], "bob": [1: key]])
         let sealed = try sealer.seal("meet at noon", binding: binding)
         #expect(!sealed.contains("meet"))
-        #expect(sealed.hasPrefix("aead1.1."))
+        #expect(sealed.hasPrefix("aead2.1."))
         #expect(try sealer.open(sealed, binding: binding).text == "meet at noon")
         // Moved to another user's row (even one holding the same key), another event, another field.
         for moved in [SealBinding(user: "bob", row: "event:e1", field: "text"), SealBinding(user: "ana", row: "event:e2", field: "text"),
@@ -32,7 +32,12 @@ struct SealingTests {
         // Altered by one character.
         var combined = Data(base64Encoded: String(sealed.split(separator: ".")[2]))!
         combined[combined.count / 2] ^= 0x01
-        #expect(throws: SealedTextUnreadable.self) { try sealer.open("aead1.1." + combined.base64EncodedString(), binding: binding) }
+        #expect(throws: SealedTextUnreadable.self) { try sealer.open("aead2.1." + combined.base64EncodedString(), binding: binding) }
+        // The key version is bound: relabelled to another version holding the same key, it does not open.
+        let twoVersions = Self.sealer(["ana": [1: key, 2: key]])
+        let relabelled = "aead2.2." + String(sealed.split(separator: ".")[2])
+        #expect(throws: SealedTextUnreadable.self) { try twoVersions.open(relabelled, binding: binding) }
+        #expect(try twoVersions.open(sealed, binding: binding).text == "meet at noon")
     }
 
     @Test func everySealHasAFreshNonce() throws {
@@ -50,7 +55,7 @@ struct SealingTests {
         #expect(fresh.takeCreated().isEmpty, "taken once")
 
         let allowed = Self.sealer(fences: [ForgottenUser(userID: "ana", throughVersion: 3, newKeyAllowed: true)])
-        #expect(try allowed.seal("x", binding: binding).hasPrefix("aead1.4."))
+        #expect(try allowed.seal("x", binding: binding).hasPrefix("aead2.4."))
 
         let forgotten = Self.sealer(fences: [ForgottenUser(userID: "ana", throughVersion: 3, newKeyAllowed: false)])
         #expect(throws: ForgottenUserSeal.self) { try forgotten.seal("x", binding: binding) }
@@ -87,7 +92,11 @@ struct SealingTests {
         #expect(throws: (any Error).self) { try sealer.open(sealed, binding: SealBinding(user: "ana", row: "event:e2", field: "text")) }
         #expect(throws: KeyError.self) { try Self.sealer(intake: [IntakeKey()]).open(sealed, binding: binding) }
         // The published form reads back.
-        let published = try IntakePublicKey(id: intake.id, base64URL: intake.publicKey.base64URL)
+        let published = try IntakePublicKey(document: intake.publicKey.document)
+        #expect(published.id == intake.id)
+        // The id is the key's fingerprint: a document naming another id is refused.
+        let renamed = intake.publicKey.document.replacingOccurrences(of: intake.id, with: "0123456789abcdef")
+        #expect(throws: KeyError.self) { try IntakePublicKey(document: renamed) }
         #expect(try sealer.open(try published.seal("again", userID: "ana", eventID: "e1", field: "text"), binding: binding).text == "again")
     }
 

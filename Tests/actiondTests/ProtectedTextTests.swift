@@ -93,7 +93,7 @@ struct ProtectedTextTests {
                 let after = try await Self.pgDump(db.url)
                 #expect(!after.contains(clear), "no clear text in any table once the workers took the events")
                 #expect(!after.contains(sealed))
-                #expect(after.contains("aead1."), "sealed at rest")
+                #expect(after.contains("aead2."), "sealed at rest")
                 // Sealed, not lost: each reply opens with its user's key.
                 #expect(try await ProtectedTextReader.replies(db, user: "ana-\(suffix)") == ["\(clear) reply"])
                 #expect(try await ProtectedTextReader.replies(db, user: "bob-\(suffix)") == ["\(sealed) reply"])
@@ -412,6 +412,7 @@ struct ProtectedTextTests {
             // A key file that is not one: refused, saying so, changing nothing.
             let bogus = FileManager.default.temporaryDirectory.appending(path: "actiond-bogus-\(UUID().uuidString).key").path
             try Data("{}".utf8).write(to: URL(fileURLWithPath: bogus))
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: bogus)
             defer { try? FileManager.default.removeItem(atPath: bogus) }
             let run = try await ActiondProcess.run(["work", "--drain"], database: db.url, environment: ["ACTIOND_KEY_FILE": bogus])
             #expect(run.status != 0 && run.standardError.contains("is not an actiond key file"), "\(run.standardError.suffix(400))")
@@ -443,7 +444,7 @@ struct ProtectedTextTests {
             #expect(texts == [.forgotten, .forgotten])
             #expect(try await db.scalar("""
                 SELECT count(*) FROM actiond.domain_events d JOIN actiond.events e ON e.user_id = d.stream_user AND e.position = d.position
-                WHERE e.id = \(user + "-later") AND d.data::text LIKE '%aead1.%'
+                WHERE e.id = \(user + "-later") AND d.data::text LIKE '%aead2.%'
                 """, as: Int.self) == 0, "nothing sealed for the user after the forget")
         }
     }

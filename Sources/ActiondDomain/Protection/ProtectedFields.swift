@@ -110,6 +110,8 @@ package enum ProtectedFields {
             let opened: ProtectedText
             do {
                 opened = crypt.forgotten ? ProtectedText.forgotten : try crypt.open(sealed, path)
+            } catch let error as SealedForAnotherWorker {
+                throw error
             } catch where !crypt.isAtRest(sealed) {
                 memory[sealedName] = nil
                 memory[name + unreadableSuffix] = .bool(true)

@@ -94,3 +94,14 @@ package struct SealedTextUnreadable: Error, CustomStringConvertible {
     package init(reason: String) { self.reason = reason }
     package var description: String { "sealed protected text cannot be opened: \(reason)" }
 }
+
+/// Text sealed to an intake key this worker does not hold but another one does (a newer key
+/// file during a rolling rotation): the event is retried, for a worker that holds the key,
+/// never rejected for it. Names the key id only.
+package struct SealedForAnotherWorker: Error, CustomStringConvertible {
+    package var keyID: String
+    package init(keyID: String) { self.keyID = keyID }
+    package var description: String {
+        "a field is sealed to intake key \(keyID), which this worker's key file does not hold but which is published: retried for a worker that holds it (restart this one with the newer key file)"
+    }
+}

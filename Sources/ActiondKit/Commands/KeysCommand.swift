@@ -26,15 +26,22 @@ struct KeysCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "intake-public-key",
             abstract: "Print the public key producers seal protected text to (HPKE), as JSON.",
-            discussion: "Workers also publish it in the database: SELECT actiond.intake_public_key().")
+            discussion: """
+                Save it to a file and hand it to producers: actiond submit --intake-key FILE seals only to the keys in \
+                it (one per line; --all prints every key the file holds, current first, for a rotation). The key id \
+                (kid) is the key's fingerprint. migrate, run by the owner, also publishes it in the database \
+                (SELECT actiond.intake_public_key()); producers use that one only when it is a key they were given.
+                """)
 
         @OptionGroup var options: GlobalOptions
+        @Flag(help: "Print every intake key the key file holds (its own, then those carried from older files), one per line.")
+        var all = false
 
         func run() async throws {
             let logger = try options.makeLogger()
             let keys = try options.keyRing(command: "keys intake-public-key", logger: logger)
             guard let key = keys.provider.intakeKeys.first else { throw ValidationError("the key file has no intake key") }
-            print(key.publicKey.document)
+            for intake in all ? keys.provider.intakeKeys : [key] { print(intake.publicKey.document) }
         }
     }
 
@@ -71,6 +78,10 @@ struct KeysCommand: AsyncParsableCommand {
             try await Database.withClient(options.database, logger: logger) { client, _ in
                 try await Migrator(client: client, logger: logger, handlers: Installed.handlers).prepare()
                 if retireOld {
+                    // The forgotten list moves with every step: a forget made with the old file
+                    // since the rotation is carried before the old file can go.
+                    let carried = try await Self.carryForgottenList(from: old, to: new)
+                    if carried > 0 { print("copied \(carried) forgotten user(s) to \(new.forgottenListPath)") }
                     let removed = try await KeyStore.retireWrappings(keepingKEK: new.kekID, client: client, logger: logger)
                     print("removed \(removed) wrappings under older KEKs; every data key is now wrapped only under \(new.kekID): the old key file can be destroyed")
                     return

@@ -12,9 +12,12 @@ struct SubmitCommand: AsyncParsableCommand {
         abstract: "Submit events from a JSON Lines file (or - for standard input), in batches.",
         discussion: """
             Exit status 0 only when no line was refused. Refused lines are printed with their line number and error. \
-            Protected text (data.text, and the alert of categories whose handler protects it) is sealed to the \
-            intake public key before it leaves this process, so nothing in clear reaches PostgreSQL; --no-seal \
-            sends it in clear (workers seal it when they take the event).
+            Protected text (data.text, and the alert of categories whose handler protects it) is sealed to an \
+            intake public key before it leaves this process, so nothing in clear reaches PostgreSQL. Only a key this \
+            producer was given is used: --intake-key FILE (ACTIOND_INTAKE_KEY), else the key file's. The database's \
+            published key is used when it is one of those; any other stops the submit before anything is sent. A line \
+            that cannot be sealed is refused alone, never sent in clear. --no-seal sends every line in clear, as plain \
+            SQL submit does (workers seal it when they take the event).
             """)
 
     @OptionGroup var options: GlobalOptions
@@ -23,6 +26,10 @@ struct SubmitCommand: AsyncParsableCommand {
     @Option(help: "Statements run at once, each on its own connection, with the events split by user (each user's events stay in order).")
     var connections: Int = 2
     @Flag(name: .customLong("no-seal"), help: "Send protected text in clear, as plain SQL submit does.") var noSeal = false
+    @Option(name: .customLong("intake-key"), help: ArgumentHelp(
+        "A public key file to trust (actiond keys intake-public-key prints one; one key per line); default: ACTIOND_INTAKE_KEY, else the key file's own keys.",
+        valueName: "file"))
+    var intakeKeyFile: String?
 
     func validate() throws {
         guard batchSize >= 1 && batchSize <= 100_000 else { throw ValidationError("--batch-size must be between 1 and 100000") }
@@ -40,9 +47,21 @@ struct SubmitCommand: AsyncParsableCommand {
             while true {
                 let lines = try reader.next(batchSize * connections)
                 if lines.isEmpty { break }
-                let texts = try sealer.map { sealer in try lines.map { try sealer.seal($0.text) } } ?? lines.map(\.text)
-                let results = try await submitter.submit(texts, connections: connections)
-                for (line, result) in zip(lines, results) {
+                // A line that cannot be sealed is refused alone, here: it is never sent in clear.
+                var results = [SubmitResult?](repeating: nil, count: lines.count)
+                var texts: [String] = []
+                var sent: [Int] = []
+                for (index, line) in lines.enumerated() {
+                    do {
+                        texts.append(try sealer?.seal(line.text) ?? line.text)
+                        sent.append(index)
+                    } catch {
+                        results[index] = SubmitResult(status: .refused, errorCode: SQLState.invalidParameterValue.rawValue, message: "\(error)")
+                    }
+                }
+                for (index, result) in zip(sent, try await submitter.submit(texts, connections: connections)) { results[index] = result }
+                let decided = results.compactMap { $0 }
+                for (line, result) in zip(lines, decided) {
                     counts[result.status, default: 0] += 1
                     if result.status == .refused {
                         if options.logsJSON {
@@ -59,21 +78,19 @@ struct SubmitCommand: AsyncParsableCommand {
         if refused > 0 { throw ExitCode(1) }
     }
 
-    /// Seals to the intake key the workers published, else to the configured key file's;
-    /// refuses when there is neither.
+    /// Seals to the intake key the producer pins (`IntakeKeyPin`): the database's published
+    /// key when it is pinned, else the pinned one; refuses when nothing is pinned.
     private func envelopeSealer(client: PostgresClient, logger: Logger) async throws -> EnvelopeSealer {
-        let key: IntakePublicKey
-        if let document = try await KeyStore.intakePublicKey(client: client, logger: logger),
-           case .object(let fields)? = try? DomainCoding.decode(JSONValue.self, from: document),
-           let id = fields["kid"]?.stringValue, let raw = fields["public_key"]?.stringValue {
-            key = try IntakePublicKey(id: id, base64URL: raw)
+        let pin: IntakeKeyPin
+        if let file = intakeKeyFile ?? EnvironmentSettings.current.string("intake-key") {
+            pin = IntakeKeyPin(keys: try IntakePublicKey.read(file: file), source: "--intake-key \(file)")
         } else if let path = try options.keyFilePath() {
             let ring = try options.keyRing(command: "submit", logger: logger)
-            guard let own = ring.provider.intakeKeys.first?.publicKey else { throw ValidationError("key file \(path) has no intake key") }
-            key = own
+            pin = IntakeKeyPin(keys: ring.provider.intakeKeys.map(\.publicKey), source: "key file \(path)")
         } else {
-            throw ValidationError("no intake public key is published yet (a worker publishes its key file's at start): run actiond work once, pass --key-file, or submit with --no-seal")
+            throw ValidationError("actiond submit seals protected text only to an intake key it was given: pass --intake-key FILE (actiond keys intake-public-key prints one) or --key-file FILE, or send clear text with --no-seal")
         }
+        let key = try pin.choose(served: try await KeyStore.intakePublicKey(client: client, logger: logger))
         let categories = try await CategoryStore.current(on: client, logger: logger)?.registry
         let handler = EventRouter(handlers: Installed.handlers)
         return EnvelopeSealer(key: key) { handler.protectsAlert(category: $0, in: categories) }

@@ -70,12 +70,7 @@ struct WorkCommand: AsyncParsableCommand {
         let configuration = WorkerConfiguration(
             concurrency: s.concurrency, batchSize: s.batchSize, pollInterval: .seconds(s.pollInterval), drain: s.drain,
             retry: RetryPolicy(maxAttempts: s.maxAttempts, baseDelay: .seconds(s.retryDelay)))
-        var keys = try options.keyRing(command: "work", logger: logger)
-        // The benchmark's switch to measure what sealing costs; never for real data.
-        if EnvironmentSettings.current.string("bench-unsealed") == "1" {
-            logger.warning("ACTIOND_BENCH_UNSEALED=1: protected text is stored UNSEALED (a benchmark switch; never use it on real data)")
-            keys = KeyRing(provider: keys.provider, cache: KeyCache(), sealing: false)
-        }
+        let keys = try options.keyRing(command: "work", logger: logger)
         try await WorkerRunner.run(database: options.database, keys: keys, configuration: configuration,
                                    handlers: Installed.handlers, rules: ResponseRules(holdWindow: .seconds(s.holdWindow)),
                                    shutdownGrace: .seconds(s.shutdownGrace), http: s.http, logger: logger)

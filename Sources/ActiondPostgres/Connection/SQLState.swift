@@ -15,6 +15,7 @@ package struct SQLState: RawRepresentable, Hashable, Sendable, ExpressibleByStri
 
     // PostgreSQL's.
     package static let invalidParameterValue: SQLState = "22023"
+    package static let numericValueOutOfRange: SQLState = "22003"
     package static let invalidDatetimeFormat: SQLState = "22007"
     package static let invalidTextRepresentation: SQLState = "22P02"
     package static let untranslatableCharacter: SQLState = "22P05"

@@ -37,9 +37,18 @@ package enum KeyStore {
         try await connection.query("SELECT actiond.allow_new_key(\(user))", logger: logger).collect().first?.decode(Int.self) ?? 0
     }
 
-    /// Publishes the intake public key producers seal to.
+    /// Publishes the intake public key producers seal to, when this login may (the owner);
+    /// a worker login may not, and publishes nothing.
     package static func publish(_ key: IntakePublicKey, client: PostgresClient, logger: Logger) async throws {
+        let allowed = try await client.query("SELECT has_function_privilege('actiond.publish_intake_key(text, jsonb)', 'execute')",
+                                             logger: logger).collect().first?.decode(Bool.self) ?? false
+        guard allowed else { return }
         try await client.query("SELECT actiond.publish_intake_key(\(key.id), \(key.document)::jsonb)", logger: logger).drain()
+    }
+
+    /// The id of the intake key published now, read in the caller's transaction.
+    package static func publishedIntakeKeyID(on connection: PostgresConnection, logger: Logger) async throws -> String? {
+        try await connection.query("SELECT actiond.intake_public_key() ->> 'kid'", logger: logger).collect().first?.decode(String?.self)
     }
 
     /// The current intake public key's document; nil before a worker published one.

@@ -67,7 +67,8 @@ package struct BatchWrite: Sendable {
             json.beginObject()
             json.key("user"); json.string(rewrite.userID)
             json.key("position"); json.number(rewrite.position)
-            json.key("data"); json.raw(rewrite.data)
+            json.key("data")
+            if let data = rewrite.data { json.raw(data) } else { json.raw("null") }
             json.endObject()
         }
         json.endArray()

@@ -12,8 +12,8 @@ import PostgresNIO
 /// their order lock (producers wait): the user's stash is integrated, each stashed event
 /// decided as if their data had become available, with its text forgotten (no
 /// protected_data.available of theirs can follow, as their later events are refused); then
-/// the keys are deleted and the fence written. After the commit the forget is recorded beside
-/// the KEK (the key file's forgotten list), which workers and `migrate` apply again at start.
+/// the keys are deleted, the fence written, and the forget recorded beside the KEK (the key
+/// file's forgotten list, which workers and `migrate` apply again at start) before the commit.
 package struct Forgetting: Sendable {
     package struct Summary: Sendable, Equatable {
         /// The last key version destroyed (0: the user had no key).
@@ -47,11 +47,14 @@ package struct Forgetting: Sendable {
                 let integrated = try await integrateStash(of: user, on: connection)
                 try await forgetUntakenText(of: user, on: connection)
                 let last = try await KeyStore.forget(user: user, through: through, on: connection, logger: logger)
+                // Beside the KEK before the commit: a forget the database holds is always on
+                // the list (one on the list whose transaction then failed is applied again at
+                // the next start, which forgets what the operator asked to forget).
+                if record {
+                    try await keys.provider.record(ForgottenUser(userID: user, throughVersion: last, newKeyAllowed: false))
+                }
                 return Summary(throughVersion: last, integrated: integrated)
             }
-        }
-        if record {
-            try await keys.provider.record(ForgottenUser(userID: user, throughVersion: summary.throughVersion, newKeyAllowed: false))
         }
         logger.notice("user forgotten: data keys destroyed", metadata: ["through_version": "\(summary.throughVersion)",
                                                                         "integrated": "\(summary.integrated)"])
@@ -126,7 +129,7 @@ package struct Forgetting: Sendable {
         let rewrites = EventProtection.prepareEach(events, router: router, categories: registry, sealer: sealer).rewrites
         for rewrite in rewrites {
             try await connection.query("""
-                UPDATE actiond.events SET data = \(rewrite.data)::jsonb
+                UPDATE actiond.events SET data = coalesce(\(rewrite.data)::jsonb, actiond.unreadable_data(data))
                 WHERE user_id = \(user) AND position = \(rewrite.position)
                 """, logger: logger).drain()
         }

@@ -30,8 +30,9 @@ package struct KeyRotation: Sendable {
             guard let last = page.last else { break }
             var rewrapped: [StoredDataKey] = []
             for key in page {
-                let dataKey = try await from.unwrap(key.wrapped, kekID: key.kekID)
-                rewrapped.append(StoredDataKey(userID: key.userID, version: key.version, kekID: to.kekID, wrapped: try await to.wrap(dataKey)))
+                let dataKey = try await from.unwrap(key.wrapped, kekID: key.kekID, userID: key.userID, version: key.version)
+                rewrapped.append(StoredDataKey(userID: key.userID, version: key.version, kekID: to.kekID,
+                                               wrapped: try await to.wrap(dataKey, userID: key.userID, version: key.version)))
             }
             total += try await KeyStore.addWrappings(rewrapped, kekID: to.kekID, client: client, logger: logger)
             after = (last.userID, last.version)

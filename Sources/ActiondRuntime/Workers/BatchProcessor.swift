@@ -175,7 +175,15 @@ struct BatchProcessor: Sendable {
         var seen: Set<ExactString> = []
         let users = events.map(\.userID).filter { seen.insert(ExactString($0)).inserted }
         let stored = try await KeyStore.load(users: users, on: connection, logger: logger)
-        return try await keys.sealer(keys: stored.keys, fences: stored.fences)
+        // Text sealed to an intake key this process does not hold: the key file is read again
+        // (a rolling rotation adds the newer intake keys to it); one still missing but
+        // published is another worker's, and its events are retried rather than rejected.
+        var heldElsewhere: Set<String> = []
+        let missing = keys.refreshIntakeKeys(for: EventProtection.intakeKeyIDs(in: events))
+        if !missing.isEmpty, let published = try await KeyStore.publishedIntakeKeyID(on: connection, logger: logger), missing.contains(published) {
+            heldElsewhere = [published]
+        }
+        return try await keys.sealer(keys: stored.keys, fences: stored.fences, heldElsewhere: heldElsewhere)
     }
 
     /// Protects `events` alone (a failed event's own transaction): the keys made and the rewrites.

@@ -58,12 +58,13 @@ package enum WorkerRunner {
     }
 
     /// The workers' connection pool: one connection per loop, one for the listener, one each
-    /// for the hold sweeper, the report counter pruner and the queue sampler, and one for
+    /// for the hold sweeper, the report counter pruner, the queue sampler and the key cache
+    /// keeper's listener, and one for
     /// readiness checks when the HTTP endpoint is on. A worker whose host vanishes (no FIN, no RST) must not keep its users
     /// locked until TCP notices hours later: the server ends a transaction idle for a minute,
     /// and probes a silent client after 30 s.
     package static func clientConfiguration(_ url: DatabaseURL, concurrency: Int, http: Bool = false) -> PostgresClient.Configuration {
-        var configuration = url.clientConfiguration(maximumConnections: concurrency + 4 + (http ? 1 : 0))
+        var configuration = url.clientConfiguration(maximumConnections: concurrency + 5 + (http ? 1 : 0))
         // No statement waits without limit either: a lock held by another transaction for
         // 30 s, or a statement running 5 minutes, fails the batch as a systemic error, which is
         // retried and never counted against an event.

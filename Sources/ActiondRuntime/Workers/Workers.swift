@@ -7,13 +7,14 @@ import PostgresNIO
 import ServiceLifecycle
 
 /// A worker process's services, one job each: the wake-up listener, the hold sweeper, the
-/// report counter pruner, the queue sampler, and the pool of batch loops. `actiond work`
+/// report counter pruner, the queue sampler, the key cache keeper, and the pool of batch loops. `actiond work`
 /// runs them in its ServiceGroup beside the connection pool.
 package struct Workers: Sendable {
     package let listener: WakeUpListener
     package let sweeper: HoldSweeper
     package let pruner: ReportCounterPruner
     package let sampler: QueueSampler
+    package let keyKeeper: KeyCacheKeeper
     package let pool: WorkerPool
     /// Whether the loops are failing systemically (`GET /health/ready` reads it).
     package let health: WorkerHealth
@@ -32,6 +33,7 @@ package struct Workers: Sendable {
         sweeper = HoldSweeper(client: client, interval: configuration.holdSweepInterval, logger: logger)
         pruner = ReportCounterPruner(client: client, interval: configuration.pruneInterval, logger: logger)
         sampler = QueueSampler(client: client, interval: configuration.sampleInterval, metrics: metrics, logger: logger)
+        keyKeeper = KeyCacheKeeper(client: client, cache: keys.cache, factory: metricsFactory, logger: logger)
         pool = WorkerPool(client: client, keys: keys, router: router, configuration: configuration, metrics: metrics, signals: signals, health: health, logger: logger)
         self.logger = logger
     }
@@ -41,6 +43,7 @@ package struct Workers: Sendable {
     /// the pool returns by itself (`--drain`), the group shuts down.
     package var serviceConfigurations: [ServiceGroupConfiguration.ServiceConfiguration] {
         [.init(service: listener), .init(service: sweeper), .init(service: pruner), .init(service: sampler),
+         .init(service: keyKeeper),
          .init(service: pool, successTerminationBehavior: .gracefullyShutdownGroup)]
     }
 

@@ -27,12 +27,9 @@ package struct Benchmark: Sendable {
         self.say = say
     }
 
-    /// The environment of a worker process on `url`. `sealing: false` is the bench-only
-    /// switch (`ACTIOND_BENCH_UNSEALED`) that stores protected text unsealed, to measure what
-    /// sealing costs.
-    func workerEnvironment(_ url: DatabaseURL, sealing: Bool = true) -> [String: String?] {
-        ["DATABASE_URL": url.string, "ACTIOND_LOG_LEVEL": "warning", "ACTIOND_KEY_FILE": keyFile,
-         "ACTIOND_BENCH_UNSEALED": sealing ? nil : "1"]
+    /// The environment of a worker process on `url`.
+    func workerEnvironment(_ url: DatabaseURL) -> [String: String?] {
+        ["DATABASE_URL": url.string, "ACTIOND_LOG_LEVEL": "warning", "ACTIOND_KEY_FILE": keyFile]
     }
 
     package func run() async throws -> BenchResult {
@@ -44,7 +41,7 @@ package struct Benchmark: Sendable {
         let single = try await withDatabase("single") { url, client in try await SubmitPhases.single(self, client: client) }
         say("end_to_end: a backlog of \(configuration.endToEndEvents) mixed events over \(configuration.users) users, drained by actiond work --drain")
         let (endToEnd, rss) = try await withDatabase("drain") { url, client in try await WorkerPhases.endToEnd(self, url: url, client: client) }
-        say("end_to_end unsealed: the same backlog, protected text stored unsealed (the bench-only switch), for what sealing costs")
+        say("end_to_end unsealed: the same backlog, protected text stored unsealed (the benchmark's own worker, bench unsealed-worker), for what sealing costs")
         let (unsealed, _) = try await withDatabase("unsealed") { url, client in
             try await WorkerPhases.endToEnd(self, url: url, client: client, sealing: false)
         }

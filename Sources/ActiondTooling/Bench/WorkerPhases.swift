@@ -22,7 +22,8 @@ enum WorkerPhases {
         server?.sample()
         let clock = ContinuousClock()
         let start = clock.now
-        let worker = try ProcessRunner.spawn(bench.executable, ["work", "--drain"], environment: bench.workerEnvironment(url, sealing: sealing))
+        let worker = try ProcessRunner.spawn(bench.executable, sealing ? ["work", "--drain"] : ["bench", "unsealed-worker"],
+                                             environment: bench.workerEnvironment(url))
         var workerCPU = CPUSampler(pids: [worker.pid])
         let (output, peak) = try await waitMeasuringPeakRSS(worker) {
             workerCPU.sample()

@@ -1,0 +1,78 @@
+import ActiondPostgres
+import ActiondSealing
+import CoreMetrics
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+
+/// Keeps a forgotten person's keys out of this process's memory: LISTENs on `actiond_forget`
+/// (notified by `forget_keys` at the forget's commit, the user id as payload) and drops that
+/// user's cached keys at once; empties the whole cache after each (re)connect, since
+/// notifications sent while disconnected are lost; and drops expired entries every
+/// `sweepInterval`, so that no key outlives `KeyCache.maxAge` plus one sweep whatever happens
+/// (SECURITY.md states the bound). Publishes the cache's size as `actiond_key_cache_keys`.
+package struct KeyCacheKeeper: Service {
+    static let channel = "actiond_forget"
+
+    let client: PostgresClient
+    let cache: KeyCache
+    let sweepInterval: Duration
+    let size: Gauge
+    let logger: Logger
+
+    package init(client: PostgresClient, cache: KeyCache, sweepInterval: Duration = .seconds(5), factory: (any MetricsFactory)? = nil,
+                 logger: Logger) {
+        self.client = client
+        self.cache = cache
+        self.sweepInterval = sweepInterval
+        size = factory.map { Gauge(label: "actiond_key_cache_keys", factory: $0) } ?? Gauge(label: "actiond_key_cache_keys")
+        self.logger = logger
+    }
+
+    /// Runs until cancelled or a graceful shutdown.
+    package func run() async {
+        await cancelWhenGracefulShutdown { [self] in
+            await withDiscardingTaskGroup { group in
+                group.addTask { await sweep() }
+                group.addTask { await listen() }
+            }
+        }
+    }
+
+    private func sweep() async {
+        while !Task.isCancelled {
+            cache.removeExpired()
+            size.record(cache.count)
+            do { try await Task.sleep(for: sweepInterval) } catch { return }
+        }
+    }
+
+    private func listen() async {
+        var delay = Duration.milliseconds(100)
+        while !Task.isCancelled {
+            let connected = ContinuousClock.now
+            do {
+                try await client.withConnection { connection in
+                    try await connection.failingWhenClosed(closeOnCancel: false) { [cache, size] in
+                        try await connection.listen(on: Self.channel) { notifications in
+                            cache.removeAll()
+                            size.record(cache.count)
+                            for try await notification in notifications {
+                                cache.evict(user: notification.payload)
+                                size.record(cache.count)
+                            }
+                        }
+                    }
+                }
+            } catch {
+                if Task.isCancelled { return }
+                cache.removeAll()
+                logger.warning("key cache listener lost its connection; emptied the cache, reconnecting",
+                               metadata: [LogKey.error: "\(DatabaseFailure.describe(error))", LogKey.delay: "\(delay)"])
+            }
+            if connected.duration(to: .now) > .seconds(10) { delay = .milliseconds(100) }
+            do { try await Task.sleep(for: delay) } catch { return }
+            delay = min(delay * 2, .seconds(5))
+        }
+    }
+}

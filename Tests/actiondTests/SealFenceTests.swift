@@ -1,0 +1,200 @@
+import ActiondPostgres
+import ActiondSealing
+import ActiondTestSupport
+import Foundation
+import PostgresNIO
+import Testing
+
+/// Where the seal used to leak, each tried as an attacker or an unlucky operator would: a key
+/// planted in the database, input a worker cannot read, an event forced past the door, a
+/// damaged wrapped key, key files anyone may read, a forgotten list the worker cannot read.
+@Suite("Seal fences", .timeLimit(.minutes(5)))
+struct SealFenceTests {
+    static func line(_ id: String, _ type: String, user: String, at seconds: Int = 0, _ data: String) -> String {
+        ProtectedTextTests.line(id, type, user: user, at: seconds, data)
+    }
+
+    static func reply(_ id: String, user: String, text: String, at seconds: Int = 1, extra: String = "") -> String {
+        line(id, "notification.response", user: user, at: seconds,
+             #"{"request_id":"\#(user)-r","action":"REPLY_ACTION","locked":false,"text":"\#(text)"\#(extra)}"#)
+    }
+
+    static func temporaryFile(_ contents: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appending(path: "actiond-test-\(UUID().uuidString)").path
+        try Data(contents.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// A key published in the database that the producer was not given (written here by the
+    /// owner; a worker login may not publish at all): `actiond submit` sends nothing and names
+    /// both ids. Given the real key with --intake-key, it seals to it.
+    @Test func submitSealsOnlyToAKeyItWasGiven() async throws {
+        let marker = "PINNED-\(UUID().uuidString)"
+        try await TestDatabase.with { db in
+            let planted = IntakeKey().publicKey
+            try await db.client.query("""
+                INSERT INTO actiond.intake_keys (kid, document, published_at) VALUES (\(planted.id), \(planted.document)::jsonb, now() + interval '1 hour')
+                """, logger: db.logger).drain()
+            let lines = ProtectedTextTests.conversation("ana", body: "\(marker) body", replies: ["\(marker) reply"]).joined(separator: "\n")
+            let refused = try await ActiondProcess.run(["submit", "-"], database: db.url, input: lines)
+            let own = try KeyFile(path: TestKeys.path).intakeKeys[0].id
+            #expect(refused.status != 0)
+            #expect(refused.standardError.contains(planted.id) && refused.standardError.contains(own), "\(refused.standardError.suffix(600))")
+            #expect(refused.standardError.contains("nothing was sent"))
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.events", as: Int.self) == 0)
+
+            // The worker login cannot publish a key of its own.
+            let refusal: PSQLError? = try await db.client.withConnection { connection in
+                try await connection.query("BEGIN", logger: db.logger).drain()
+                try await connection.query("SET LOCAL ROLE actiond_worker", logger: db.logger).drain()
+                do {
+                    try await connection.query("SELECT actiond.publish_intake_key(\(planted.id), \(planted.document)::jsonb)", logger: db.logger).drain()
+                    try await connection.query("ROLLBACK", logger: db.logger).drain()
+                    return nil
+                } catch let error as PSQLError {
+                    try await connection.query("ROLLBACK", logger: db.logger).drain()
+                    return error
+                }
+            }
+            #expect(refusal?.sqlState == .insufficientPrivilege, "the worker role may not publish an intake key")
+
+            // Given the real key as a public key file (as keys intake-public-key prints it), with
+            // the planted row gone: sealed to it, and no marker reaches the database.
+            try await db.client.query("DELETE FROM actiond.intake_keys WHERE kid = \(planted.id)", logger: db.logger).drain()
+            let printed = try await ActiondProcess.run(["keys", "intake-public-key"], database: db.url)
+            #expect(printed.status == 0, "\(printed.standardError)")
+            let file = try Self.temporaryFile(printed.standardOutput)
+            defer { try? FileManager.default.removeItem(atPath: file) }
+            let sealed = try await ActiondProcess.run(["submit", "-", "--intake-key", file], database: db.url, input: lines,
+                                                      environment: ["ACTIOND_KEY_FILE": nil])
+            #expect(sealed.status == 0, "\(sealed.standardError.suffix(600))")
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.events WHERE data::text LIKE \("%hpke1.\(own).%")", as: Int.self) == 2)
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.events WHERE data::text LIKE \("%\(marker)%")", as: Int.self) == 0)
+
+            // A public key file whose kid is not its key's fingerprint is refused.
+            let renamed = try Self.temporaryFile(printed.standardOutput.replacingOccurrences(of: own, with: "00000000deadbeef"))
+            defer { try? FileManager.default.removeItem(atPath: renamed) }
+            let lying = try await ActiondProcess.run(["submit", "-", "--intake-key", renamed], database: db.url, input: lines)
+            #expect(lying.status != 0 && lying.standardError.contains("fingerprint"), "\(lying.standardError.suffix(400))")
+        }
+    }
+
+    /// What a worker's parser cannot read (a number beyond a double, nesting deeper than 512)
+    /// is refused at the door, by SQL submit and `actiond submit` alike, naming the field.
+    @Test func inputAWorkerCannotReadIsRefusedAtSubmit() async throws {
+        let deep = String(repeating: #"{"a":"#, count: 520) + "1" + String(repeating: "}", count: 520)
+        let cases: [(data: String, code: SQLState)] = [
+            (#"{"request_id":"r","action":"REPLY_ACTION","locked":false,"text":"SECRET","n":1e400}"#, .numericValueOutOfRange),
+            (#"{"request_id":"r","action":"REPLY_ACTION","locked":false,"text":"SECRET","n":-2e308}"#, .numericValueOutOfRange),
+            (#"{"request_id":"r","action":"REPLY_ACTION","locked":false,"text":"SECRET","n":\#(deep)}"#, .invalidParameterValue),
+        ]
+        try await TestDatabase.with { db in
+            for (index, item) in cases.enumerated() {
+                do {
+                    try await ProtectedTextTests.submitSQL([Self.line("bad-\(index)", "notification.response", user: "ana", item.data)], db)
+                    Issue.record("accepted: case \(index)")
+                } catch let error as PSQLError {
+                    #expect(error.sqlState == item.code, "case \(index)")
+                    #expect(error.serverInfo?[.message]?.hasPrefix("data: ") == true, "\(String(describing: error.serverInfo?[.message]))")
+                    #expect(error.serverInfo?[.message]?.contains("workers cannot read") == true)
+                }
+            }
+            // Through actiond submit: refused before sending (the line may hold text it cannot
+            // seal), and the same without a protected field (refused by the database).
+            let lines = cases.enumerated().map { Self.line("cli-\($0.offset)", "notification.response", user: "bob", $0.element.data) }
+                + [Self.line("cli-plain", "meeting.cancelled", user: "bob", #"{"meeting_id":"m","n":1e400}"#)]
+            let run = try await ActiondProcess.run(["submit", "-"], database: db.url, input: lines.joined(separator: "\n"))
+            #expect(run.status == 1)
+            #expect(run.standardOutput.contains("4 events: 0 accepted, 0 duplicate, 4 refused"), "\(run.standardOutput)")
+            #expect(run.standardError.contains("line 4: refused [22003] data: holds a number beyond the range of a double"), "\(run.standardError)")
+            #expect(!run.standardError.contains("SECRET"))
+            // A double at the edge is fine.
+            try await ProtectedTextTests.submitSQL([Self.line("edge", "meeting.cancelled", user: "bob", #"{"meeting_id":"m","n":1.7976931348623157e308}"#)], db)
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.events", as: Int.self) == 1)
+        }
+    }
+
+    /// An event forced into the log past the door (here: its data edited after submit) that a
+    /// worker cannot read: whatever becomes of it, its text is not left in clear, dead letters
+    /// included.
+    @Test func anEventAWorkerCannotReadKeepsNoClearText() async throws {
+        let marker = "FORCED-\(UUID().uuidString)"
+        try await TestDatabase.with { db in
+            try await ProtectedTextTests.submitSQL(
+                ProtectedTextTests.conversation("ana", body: "\(marker) body", replies: ["\(marker) reply one", "\(marker) reply two"]), db)
+            try await db.client.query("""
+                UPDATE actiond.events SET data = jsonb_set(data, '{n}', '1e400'::jsonb) WHERE user_id = 'ana' AND id IN ('ana-sent', 'ana-reply-0')
+                """, logger: db.logger).drain()
+            #expect(try await ProtectedTextTests.pgDump(db.url).contains(marker), "the check can see the marker")
+            let work = try await ActiondProcess.run(["work", "--drain", "--max-attempts", "1", "--hold-window", "0"], database: db.url)
+            #expect(work.status == 0, "\(work.standardError.suffix(800))")
+            let outcomes = try await db.scalar("SELECT string_agg(position || ':' || outcome || ':' || coalesce(reason, last_error, ''), ' | ' ORDER BY position) FROM actiond.outcomes", as: String?.self)
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.outcomes", as: Int.self) == 3, "each event decided once: \(outcomes ?? "none")")
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.pending_events", as: Int.self) == 0)
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.events WHERE data ? 'text_unreadable'", as: Int.self) == 1)
+            #expect(!(try await ProtectedTextTests.pgDump(db.url).contains(marker)), "no text in clear anywhere, dead letters included")
+            // A dead letter put back stays scrubbed, and is decided once more.
+            let retry = try await ActiondProcess.run(["dead-letters", "retry", "--all"], database: db.url)
+            #expect(retry.status == 0, "\(retry.standardError)")
+            let again = try await ActiondProcess.run(["work", "--drain", "--max-attempts", "1", "--hold-window", "0"], database: db.url)
+            #expect(again.status == 0, "\(again.standardError.suffix(800))")
+            #expect(!(try await ProtectedTextTests.pgDump(db.url).contains(marker)))
+        }
+    }
+
+    /// One user's wrapped key that does not unwrap fails that user's events alone: the other
+    /// users of the same batch are applied, and the drain ends.
+    @Test func aDamagedWrappedKeyFailsItsUserAlone() async throws {
+        try await TestDatabase.with { db in
+            let users = ["ana", "bob", "cy"]
+            let first = users.flatMap { ProtectedTextTests.conversation($0, body: "hello", replies: ["first"]) }
+            #expect(try await ActiondProcess.run(["submit", "-"], database: db.url, input: first.joined(separator: "\n")).status == 0)
+            #expect(try await ActiondProcess.run(["work", "--drain"], database: db.url).status == 0)
+            #expect(try await db.scalar("SELECT count(DISTINCT user_id) FROM actiond.data_keys", as: Int.self) == 3)
+            // ana's wrapped key altered by one bit.
+            try await db.client.query("""
+                UPDATE actiond.data_keys SET wrapped = set_byte(wrapped, 20, get_byte(wrapped, 20) # 1) WHERE user_id = 'ana'
+                """, logger: db.logger).drain()
+            let later = users.map { Self.reply("\($0)-later", user: $0, text: "second", at: 5) }
+            #expect(try await ActiondProcess.run(["submit", "-"], database: db.url, input: later.joined(separator: "\n")).status == 0)
+            let work = try await ActiondProcess.run(["work", "--drain", "--max-attempts", "2", "--retry-delay", "0.1"], database: db.url)
+            #expect(work.status == 0, "\(work.standardError.suffix(800))")
+            #expect(try await db.scalar("""
+                SELECT count(*) FROM actiond.outcomes o JOIN actiond.events e USING (user_id, position)
+                WHERE e.id IN ('bob-later', 'cy-later') AND o.outcome = 'applied'
+                """, as: Int.self) == 2)
+            let dead = try await db.scalar("""
+                SELECT d.last_error FROM actiond.report_dead_letters d WHERE d.event_id = 'ana-later'
+                """, as: String.self)
+            #expect(dead.contains("does not unwrap"), "\(dead)")
+        }
+    }
+
+    /// A key file group or others may read is refused like ssh refuses a private key; a
+    /// forgotten list that exists but cannot be read stops the worker (fail closed), naming
+    /// the file and the Unix user, never read as an empty list.
+    @Test func keyFilesThatAreNotPrivateOrNotReadableStopTheProcess() async throws {
+        let path = try ProtectedTextTests.privateKeyFile()
+        defer { ProtectedTextTests.remove(path) }
+        try await TestDatabase.with { db in
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+            let open = try await ActiondProcess.run(["work", "--drain"], database: db.url, environment: ["ACTIOND_KEY_FILE": path])
+            #expect(open.status != 0)
+            #expect(open.standardError.contains("key file \(path) may be read by group or others (mode 644)"), "\(open.standardError.suffix(400))")
+            #expect(open.standardError.contains("chmod 600"))
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+
+            // A forgotten list that cannot be read (a directory stands in for a file of
+            // another owner: root reads any file).
+            try FileManager.default.createDirectory(atPath: path + ".forgotten", withIntermediateDirectories: false,
+                                                    attributes: [.posixPermissions: 0o700])
+            let unreadable = try await ActiondProcess.run(["work", "--drain"], database: db.url, environment: ["ACTIOND_KEY_FILE": path])
+            #expect(unreadable.status != 0)
+            #expect(unreadable.standardError.contains("forgotten list \(path).forgotten cannot be read by Unix user"), "\(unreadable.standardError.suffix(400))")
+            try FileManager.default.removeItem(atPath: path + ".forgotten")
+            // Readable again: it runs.
+            let fine = try await ActiondProcess.run(["work", "--drain"], database: db.url, environment: ["ACTIOND_KEY_FILE": path])
+            #expect(fine.status == 0, "\(fine.standardError.suffix(400))")
+        }
+    }
+}
