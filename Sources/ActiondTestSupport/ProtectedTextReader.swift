@@ -37,8 +37,8 @@ package enum ProtectedTextReader {
     }
 
     /// The texts of a user's applied replies (reply.posted), opened; nil for a forgotten one.
-    package static func replies(_ db: TestDatabase, user: String? = nil) async throws -> [String?] {
-        try await domainEvents(db, type: "reply.posted", user: user).compactMap { event -> String?? in
+    package static func replies(_ db: TestDatabase, user: String? = nil, keys: KeyRing? = nil) async throws -> [String?] {
+        try await domainEvents(db, type: "reply.posted", user: user, keys: keys ?? TestKeys.shared).compactMap { event -> String?? in
             guard case .replyPosted(_, _, let text, _)? = event.event(as: MessageThreadEvent.self) else { return nil }
             return .some(text.text)
         }

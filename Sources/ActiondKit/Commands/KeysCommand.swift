@@ -2,6 +2,8 @@ import ActiondPostgres
 import ActiondRuntime
 import ActiondSealing
 import ArgumentParser
+import Logging
+import PostgresNIO
 
 struct KeysCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -48,16 +50,20 @@ struct KeysCommand: AsyncParsableCommand {
     struct Rotate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "rotate",
-            abstract: "Wrap every data key under a new KEK, beside its old wrapping; with --retire-old, delete the old wrappings.",
+            abstract: "Move every data key to a new KEK, with workers on the old and the new key file side by side; with --retire-old, finish.",
             discussion: """
-                Sealed text is not touched. Resumable: run it again after an interruption and it wraps what is left. \
-                Then restart the workers with --key-file NEW, run rotate --retire-old, and destroy the old key file: \
-                backups taken before that stay readable only with the old KEK.
+                Run with the old key file configured. Sealed text is not touched. The new file gets the old KEK as its \
+                retiring one (its workers wrap new data keys under both, and unwrap either), the two files get each \
+                other's intake keys, every data key is wrapped under the new KEK beside its old wrapping, the forgotten \
+                list is copied, and the new intake key is published. Resumable: run it again and it wraps what is left \
+                (keys made meanwhile by workers on the old file). Then restart every worker with --key-file NEW, run \
+                rotate once more, then rotate --retire-old, which refuses while a worker still runs on another KEK, and \
+                destroy the old key file: backups taken before that stay readable only with the old KEK.
                 """)
 
         @OptionGroup var options: GlobalOptions
         @Option(name: .customLong("new-key-file"), help: "The new key file (actiond keys new FILE).") var newKeyFile: String
-        @Flag(name: .customLong("retire-old"), help: "Delete the wrappings under every other KEK (refused while a key lacks a new one).") var retireOld = false
+        @Flag(name: .customLong("retire-old"), help: "Delete the wrappings under every other KEK (refused while a key lacks a new one, or a worker runs on another KEK).") var retireOld = false
         @Option(help: "Keys rewrapped per statement.") var pageSize: Int = 1000
 
         /// Records in `new`'s forgotten list every entry of `old`'s it lacks (or holds older).
@@ -74,28 +80,40 @@ struct KeysCommand: AsyncParsableCommand {
         func run() async throws {
             let logger = try options.makeLogger()
             let old = try options.keyRing(command: "keys rotate", logger: logger).provider
-            let new = try KeyFile(path: newKeyFile)
+            var new = try KeyFile(path: newKeyFile)
             try await Database.withClient(options.database, logger: logger) { client, _ in
                 try await Migrator(client: client, logger: logger, handlers: Installed.handlers).prepare()
-                if retireOld {
-                    // The forgotten list moves with every step: a forget made with the old file
-                    // since the rotation is carried before the old file can go.
-                    let carried = try await Self.carryForgottenList(from: old, to: new)
-                    if carried > 0 { print("copied \(carried) forgotten user(s) to \(new.forgottenListPath)") }
-                    let removed = try await KeyStore.retireWrappings(keepingKEK: new.kekID, client: client, logger: logger)
-                    print("removed \(removed) wrappings under older KEKs; every data key is now wrapped only under \(new.kekID): the old key file can be destroyed")
-                    return
-                }
-                let rotated = try await KeyRotation(client: client, from: old, to: new, pageSize: pageSize, logger: logger).run()
-                // Text producers sealed to the old intake key keeps opening with the new file.
-                _ = try new.addingIntakeKeys(old.intakeKeys)
-                // The forgotten list moves with the KEK: a backup restored under the new file
-                // is forgotten again exactly as under the old one. (A forget made with the old
-                // file after this point is not copied: rotate again, or forget again.)
+                // The forgotten list moves with every step, so a forget made with the old file
+                // since the last step is carried before the old file can go.
                 let carried = try await Self.carryForgottenList(from: old, to: new)
                 if carried > 0 { print("copied \(carried) forgotten user(s) to \(new.forgottenListPath)") }
-                print("wrapped \(rotated) data keys under \(new.kekID) (beside their old wrappings). Next: restart workers with --key-file \(newKeyFile), then actiond keys rotate --new-key-file \(newKeyFile) --retire-old")
+                if retireOld {
+                    try await retire(new, client: client, logger: logger)
+                    return
+                }
+                // Workers on either file open what workers on the other seal and wrap.
+                if let oldFile = old as? KeyFile, oldFile.kekID != new.kekID {
+                    new = try new.retiring(oldFile)
+                    _ = try oldFile.addingIntakeKeys(new.intakeKeys)
+                }
+                new = try new.addingIntakeKeys(old.intakeKeys)
+                let rotated = try await KeyRotation(client: client, from: old, to: new, pageSize: pageSize, logger: logger).run()
+                // Every running worker opens the new intake key now (workers on the old file
+                // read it from there when they first meet it): producers may seal to it.
+                try await KeyStore.publish(new.intakeKeys[0].publicKey, client: client, logger: logger)
+                print("wrapped \(rotated) data keys under \(new.kekID) (beside their old wrappings); intake key \(new.intakeKeys[0].id) published. Next: restart workers with --key-file \(newKeyFile), run this again, then actiond keys rotate --new-key-file \(newKeyFile) --retire-old")
             }
+        }
+
+        private func retire(_ new: KeyFile, client: PostgresClient, logger: Logger) async throws {
+            let others = try await KeyStore.workerConnections(notOnKEK: new.kekID, prefix: WorkerRunner.workerApplicationPrefix, client: client, logger: logger)
+            guard others.isEmpty else {
+                throw ValidationError("\(others.map { "\($0.connections) worker connection(s) on \($0.kekID)" }.joined(separator: ", ")) still run: restart those workers with --key-file \(newKeyFile), run actiond keys rotate --new-key-file \(newKeyFile) again, then retire")
+            }
+            let removed = try await KeyStore.retireWrappings(keepingKEK: new.kekID, client: client, logger: logger)
+            let finished = try new.withoutRetiringKEK()
+            try await KeyStore.publish(finished.intakeKeys[0].publicKey, client: client, logger: logger)
+            print("removed \(removed) wrappings under older KEKs; every data key is now wrapped only under \(finished.kekID), and \(newKeyFile) no longer holds the old KEK: the old key file can be destroyed")
         }
     }
 }

@@ -77,6 +77,22 @@ package enum KeyStore {
             """, logger: logger).collect().first?.decode(Int.self) ?? 0
     }
 
+    /// The workers connected now whose application_name (`PREFIX KEK`) names a KEK other than
+    /// `kekID`, by KEK, with their connection counts.
+    package static func workerConnections(notOnKEK kekID: String, prefix: String, client: PostgresClient,
+                                          logger: Logger) async throws -> [(kekID: String, connections: Int)] {
+        var found: [(kekID: String, connections: Int)] = []
+        let rows = try await client.query("""
+            SELECT substr(application_name, length(\(prefix)) + 1) AS kek, count(*)::bigint
+            FROM pg_stat_activity
+            WHERE datname = current_database() AND starts_with(application_name, \(prefix))
+              AND substr(application_name, length(\(prefix)) + 1) <> \(kekID)
+            GROUP BY 1 ORDER BY 1
+            """, logger: logger)
+        for try await (kek, count) in rows.decode((String, Int64).self) { found.append((kek, Int(count))) }
+        return found
+    }
+
     /// Deletes every wrapping not under `kekID` (refused while some key lacks one); returns how many.
     package static func retireWrappings(keepingKEK kekID: String, client: PostgresClient, logger: Logger) async throws -> Int {
         try await client.query("SELECT actiond.retire_key_wrappings(\(kekID))", logger: logger).collect().first?.decode(Int.self) ?? 0

@@ -29,7 +29,8 @@ package enum WorkerRunner {
             _ = try await Forgetting(client: client, keys: keys, router: EventRouter(handlers: handlers, rules: rules), logger: logger).reapply()
             if let intake = keys.provider.intakeKeys.first { try await KeyStore.publish(intake.publicKey, client: client, logger: logger) }
         }
-        let client = PostgresClient(configuration: clientConfiguration(url, concurrency: configuration.concurrency, http: http != nil),
+        let client = PostgresClient(configuration: clientConfiguration(url, concurrency: configuration.concurrency, http: http != nil,
+                                                                        kekID: keys.provider.kekID),
                                     backgroundLogger: logger)
         // With an HTTP endpoint, the workers' metrics go to a Prometheus registry it serves.
         let registry = PrometheusCollectorRegistry()
@@ -57,13 +58,19 @@ package enum WorkerRunner {
         try await ServiceGroup(configuration: group).run()
     }
 
+    /// What a worker's connections' application_name starts with, before its KEK id.
+    package static let workerApplicationPrefix = "actiond work "
+
     /// The workers' connection pool: one connection per loop, one for the listener, one each
     /// for the hold sweeper, the report counter pruner, the queue sampler and the key cache
-    /// keeper's listener, and one for
-    /// readiness checks when the HTTP endpoint is on. A worker whose host vanishes (no FIN, no RST) must not keep its users
-    /// locked until TCP notices hours later: the server ends a transaction idle for a minute,
-    /// and probes a silent client after 30 s.
-    package static func clientConfiguration(_ url: DatabaseURL, concurrency: Int, http: Bool = false) -> PostgresClient.Configuration {
+    /// keeper's listener, and one for readiness checks when the HTTP endpoint is on. A worker
+    /// whose host vanishes (no FIN, no RST) must not keep its users locked until TCP notices
+    /// hours later: the server ends a transaction idle for a minute, and probes a silent
+    /// client after 30 s. Each connection names the worker's KEK in its application_name
+    /// (`actiond work KEK`), so that `keys rotate --retire-old` sees whether a worker still
+    /// runs on an older key file.
+    package static func clientConfiguration(_ url: DatabaseURL, concurrency: Int, http: Bool = false,
+                                            kekID: String? = nil) -> PostgresClient.Configuration {
         var configuration = url.clientConfiguration(maximumConnections: concurrency + 5 + (http ? 1 : 0))
         // No statement waits without limit either: a lock held by another transaction for
         // 30 s, or a statement running 5 minutes, fails the batch as a systemic error, which is
@@ -71,7 +78,7 @@ package enum WorkerRunner {
         configuration.options.additionalStartupParameters = [
             ("idle_in_transaction_session_timeout", "60s"), ("lock_timeout", "30s"), ("statement_timeout", "300s"),
             ("tcp_keepalives_idle", "30"), ("tcp_keepalives_interval", "10"), ("tcp_keepalives_count", "3"),
-        ]
+        ] + (kekID.map { [("application_name", "\(workerApplicationPrefix)\($0)")] } ?? [])
         return configuration
     }
 }
