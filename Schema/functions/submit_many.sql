@@ -224,7 +224,7 @@ begin
           and prior.occurred_at = case when i.message is null then (i.e ->> 'occurred_at')::timestamptz end
           -- Protected fields aside (comparable_data): the log holds them sealed once a worker
           -- took the event, and text sealed to the intake key differs on every seal.
-          and actiond.comparable_data(prior.data) = actiond.comparable_data(i.e -> 'data')
+          and actiond.comparable_data(prior.data, i.e -> 'data') = actiond.comparable_data(i.e -> 'data', prior.data)
     ) same on true
     order by i.n;
 end

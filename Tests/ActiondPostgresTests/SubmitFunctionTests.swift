@@ -54,6 +54,10 @@ struct SubmitFunctionTests {
             #expect(changed.sqlState == "23505")
             #expect(changed.message?.contains("id: was already submitted for this user_id with different content (position \(position))") == true)
             #expect(try await Self.stored(db) == (2, 2))
+            // The alert of a category that does not protect it is compared like any field.
+            let otherAlert = try await Self.submit(event.setting(["data", "payload", "aps", "alert", "title"], to: .string("Team sync moved")), on: db)
+            #expect(otherAlert.sqlState == "23505", "a changed alert is a conflict, never a duplicate: \(otherAlert)")
+            #expect(try await Self.stored(db) == (2, 2))
 
             // An id is unique per user (004_distributable_keys.sql): the same id for another
             // user is another event, and a duplicate of that one only; look-alike user ids

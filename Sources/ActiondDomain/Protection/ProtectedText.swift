@@ -67,6 +67,12 @@ public struct ProtectedText: Sendable, Hashable, Codable, CustomStringConvertibl
                     codingPath: encoder.codingPath,
                     debugDescription: "protected text can be stored only in a handler's events (where actiond seals it), not in its state or report"))
             }
+            // Rewriting a forgotten person's text still in clear (actiond forget, keys reseal):
+            // it is stored as forgotten, never sealed.
+            if scope.clearBecomesForgotten {
+                try container.encode(true, forKey: .forgotten)
+                return
+            }
             try container.encode(try scope.seal(text, field: Self.field(encoder.codingPath)), forKey: .sealed)
         }
     }
@@ -75,6 +81,7 @@ public struct ProtectedText: Sendable, Hashable, Codable, CustomStringConvertibl
     /// key was destroyed by `actiond forget`); a plain string is text stored before sealing.
     public init(from decoder: any Decoder) throws {
         if let single = try? decoder.singleValueContainer(), let legacy = try? single.decode(String.self) {
+            TextSealing.current?.clearSeen?.mark()
             content = .clear(legacy)
             return
         }
@@ -89,6 +96,7 @@ public struct ProtectedText: Sendable, Hashable, Codable, CustomStringConvertibl
                                                    debugDescription: "sealed protected text read outside actiond's key scope")
         }
         self = try scope.open(sealed, field: Self.field(decoder.codingPath))
+        if sealed.hasPrefix(UnsealedText.prefix) { scope.clearSeen?.mark() }
     }
 
     /// The field a text is bound to: the last named key of its path (array indices and the

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Seals and opens protected text for one user. actiond's worker provides one holding the
 /// batch's users' data keys (AES-GCM, in ActiondSealing); the domain only names what is
@@ -49,13 +50,20 @@ package struct TextSealing: Sendable {
     package var sealer: any TextSealer
     package var user: String
     package var row: String
+    /// Marked when a text read in this scope was stored in clear (from before sealing, or by
+    /// the benchmark's unsealed worker): `actiond keys reseal` rewrites such rows.
+    package var clearSeen: ClearTextSeen?
+    /// Text in clear is written as forgotten (a forgotten person's rows rewritten).
+    package var clearBecomesForgotten: Bool
 
     @TaskLocal package static var current: TextSealing?
 
-    package init(sealer: any TextSealer, user: String, row: String) {
+    package init(sealer: any TextSealer, user: String, row: String, clearSeen: ClearTextSeen? = nil, clearBecomesForgotten: Bool = false) {
         self.sealer = sealer
         self.user = user
         self.row = row
+        self.clearSeen = clearSeen
+        self.clearBecomesForgotten = clearBecomesForgotten
     }
 
     func seal(_ text: String, field: String) throws -> String {
@@ -74,12 +82,23 @@ package struct SharedProtectedText: Error, CustomStringConvertible {
     package var description: String { "protected text cannot be kept in shared state: it belongs to no user's key; keep it in per-user state's events" }
 }
 
+/// Whether a text read in a `TextSealing` scope was stored in clear.
+package final class ClearTextSeen: Sendable {
+    private let seen = Mutex(false)
+    package init() {}
+    package func mark() { seen.withLock { $0 = true } }
+    package var wasSeen: Bool { seen.withLock { $0 } }
+}
+
 /// Stores text unsealed, marked as such (`plain.`): the pure domain's tests, and the
 /// benchmark's sealing-off switch. Never the worker's default.
 package struct UnsealedText: TextSealer {
     package init() {}
 
-    package func seal(_ text: String, binding: SealBinding) throws -> String { "plain." + text }
+    /// What text stored unsealed starts with.
+    package static let prefix = "plain."
+
+    package func seal(_ text: String, binding: SealBinding) throws -> String { Self.prefix + text }
 
     package func open(_ sealed: String, binding: SealBinding) throws -> ProtectedText {
         guard sealed.hasPrefix("plain.") else { throw SealedTextUnreadable(reason: "not unsealed text") }

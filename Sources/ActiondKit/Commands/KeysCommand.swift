@@ -1,3 +1,4 @@
+import ActiondDomain
 import ActiondPostgres
 import ActiondRuntime
 import ActiondSealing
@@ -9,7 +10,7 @@ struct KeysCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keys",
         abstract: "Key files, the intake public key, and KEK rotation.",
-        subcommands: [New.self, IntakePublicKey.self, Rotate.self])
+        subcommands: [New.self, IntakePublicKey.self, Rotate.self, Reseal.self])
 
     struct New: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -44,6 +45,39 @@ struct KeysCommand: AsyncParsableCommand {
             let keys = try options.keyRing(command: "keys intake-public-key", logger: logger)
             guard let key = keys.provider.intakeKeys.first else { throw ValidationError("the key file has no intake key") }
             for intake in all ? keys.provider.intakeKeys : [key] { print(intake.publicKey.document) }
+        }
+    }
+
+    struct Reseal: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "reseal",
+            abstract: "Seal every protected text still in clear (stored before sealing existed) in the log, the stash and the domain events.",
+            discussion: """
+                Page by page, each page in its own transaction under its users' locks: safe while workers run, and \
+                resumable (run it again after an interruption: it finds what is left). A forgotten person's text is \
+                rewritten as forgotten. Prints its progress on standard error and a summary per table.
+                """)
+
+        @OptionGroup var options: GlobalOptions
+        @Option(help: "Rows per transaction.") var pageSize: Int = 500
+
+        func validate() throws {
+            guard (1...10_000).contains(pageSize) else { throw ValidationError("--page-size must be from 1 to 10000") }
+        }
+
+        func run() async throws {
+            let logger = try options.makeLogger()
+            let keys = try options.keyRing(command: "keys reseal", logger: logger)
+            try await Database.withClient(options.database, logger: logger) { client, _ in
+                try await Migrator(client: client, logger: logger, handlers: Installed.handlers).prepare()
+                let resealing = Resealing(client: client, keys: keys, router: EventRouter(handlers: Installed.handlers), pageSize: pageSize, logger: logger)
+                let passes = try await resealing.run { progress in
+                    printError("\(progress.table): \(progress.scanned) rows read, \(progress.rewritten) sealed")
+                }
+                for pass in passes {
+                    print("\(pass.table): \(pass.scanned) rows read, \(pass.rewritten) sealed" + (pass.skipped > 0 ? ", \(pass.skipped) left (their text does not open: see actiond report dead_letters)" : ""))
+                }
+            }
         }
     }
 

@@ -32,6 +32,7 @@ package struct SQLState: RawRepresentable, Hashable, Sendable, ExpressibleByStri
     package static let undefinedFunction: SQLState = "42883"
     package static let tooManyConnections: SQLState = "53300"
     package static let lockNotAvailable: SQLState = "55P03"
+    package static let queryCanceled: SQLState = "57014"
     package static let cannotConnectNow: SQLState = "57P03"
 
     // actiond's own (Schema/functions), one reason each.

@@ -47,6 +47,9 @@ package struct Forgetting: Sendable {
                 let integrated = try await integrateStash(of: user, on: connection)
                 try await forgetUntakenText(of: user, on: connection)
                 let last = try await KeyStore.forget(user: user, through: through, on: connection, logger: logger)
+                // Text of theirs still in clear in the domain events (stored before sealing):
+                // rewritten as forgotten, now that the fence is there.
+                try await forgetClearDomainEvents(of: user, on: connection)
                 // Beside the KEK before the commit: a forget the database holds is always on
                 // the list (one on the list whose transaction then failed is applied again at
                 // the next start, which forgets what the operator asked to forget).
@@ -104,17 +107,19 @@ package struct Forgetting: Sendable {
 
     /// The user's events no worker has taken yet (queued, retrying, paused, held) may still
     /// hold protected text in clear (plain SQL submit) or sealed to the intake key, which no
-    /// forget can destroy: their protected fields are replaced by the forgotten marker now, in
-    /// the forget's transaction, so that nothing of theirs can be read afterwards, nor sealed
-    /// again under a key allowed later. Text already at rest stays, sealed under keys that are
-    /// about to go. Returns how many events were rewritten.
+    /// forget can destroy, and older ones may hold text stored in clear before sealing: their
+    /// protected fields are replaced by the forgotten marker now, in the forget's transaction,
+    /// so that nothing of theirs can be read afterwards, nor sealed again under a key allowed
+    /// later. Text already at rest stays, sealed under keys that are about to go. Returns how
+    /// many events were rewritten.
     @discardableResult
     private func forgetUntakenText(of user: String, on connection: PostgresConnection) async throws -> Int {
         let rows = try await connection.query("""
             SELECT e.position, e.id, e.type, e.occurred_at, e.data::text, e.submitted_at
             FROM actiond.events e
             WHERE e.user_id = \(user)
-              AND (exists (SELECT FROM actiond.pending_events q WHERE q.user_id = e.user_id AND q.position = e.position)
+              AND (e.data ? 'text' OR (e.data #> '{payload,aps}') ? 'alert'
+                   OR exists (SELECT FROM actiond.pending_events q WHERE q.user_id = e.user_id AND q.position = e.position)
                    OR exists (SELECT FROM actiond.held h WHERE h.user_id = e.user_id AND h.position = e.position))
             ORDER BY e.position
             """, logger: logger)
@@ -134,6 +139,20 @@ package struct Forgetting: Sendable {
                 """, logger: logger).drain()
         }
         return rewrites.count
+    }
+
+    private func forgetClearDomainEvents(of user: String, on connection: PostgresConnection) async throws {
+        let rows = try await connection.query("""
+            SELECT seq, position, stream_kind, stream_id, stream_user, schema_version, data::text
+            FROM actiond.domain_events WHERE stream_user = \(user) ORDER BY seq
+            """, logger: logger).collect()
+        var stored: [Resealing.StoredDomainEvent] = []
+        for row in rows {
+            let (seq, position, kind, id, streamUser, version, data) = try row.decode((Int64, Int64, String, String, String, Int, String).self)
+            stored.append(.init(seq: seq, position: position, stream: StreamKey(kind, id, user: streamUser), version: version, data: data))
+        }
+        guard !stored.isEmpty else { return }
+        _ = try await Resealing(client: client, keys: keys, router: router, logger: logger).rewriteDomainEvents(stored, on: connection)
     }
 
     /// Decides the user's stashed events, text forgotten, and writes them as a worker batch would.
