@@ -14,7 +14,9 @@ as $$
                      where (side.d #> '{payload,aps}') ?| array['alert_sealed', 'alert_forgotten', 'alert_unreadable']
                         or (side.d #> '{payload,aps,alert}') ?| array['title_sealed', 'subtitle_sealed', 'body_sealed',
                                                                      'title_forgotten', 'subtitle_forgotten', 'body_forgotten',
-                                                                     'title_unreadable', 'subtitle_unreadable', 'body_unreadable'])
+                                                                     'title_unreadable', 'subtitle_unreadable', 'body_unreadable',
+                                                                     'loc-args_sealed', 'title-loc-args_sealed', 'subtitle-loc-args_sealed',
+                                                                     'loc-args_forgotten', 'title-loc-args_forgotten', 'subtitle-loc-args_forgotten'])
         then t.data #- '{payload,aps,alert}' #- '{payload,aps,alert_sealed}' #- '{payload,aps,alert_forgotten}' #- '{payload,aps,alert_unreadable}'
         else t.data
     end

@@ -111,14 +111,19 @@ begin
                 when coalesce(left(v.payload -> 'aps' ->> 'alert_sealed', 6) <> 'hpke1.', false)
                      or coalesce(left(v.payload -> 'aps' -> 'alert' ->> 'title_sealed', 6) <> 'hpke1.', false)
                      or coalesce(left(v.payload -> 'aps' -> 'alert' ->> 'subtitle_sealed', 6) <> 'hpke1.', false)
-                     or coalesce(left(v.payload -> 'aps' -> 'alert' ->> 'body_sealed', 6) <> 'hpke1.', false) then
+                     or coalesce(left(v.payload -> 'aps' -> 'alert' ->> 'body_sealed', 6) <> 'hpke1.', false)
+                     or coalesce(left(v.payload -> 'aps' -> 'alert' ->> 'loc-args_sealed', 6) <> 'hpke1.', false)
+                     or coalesce(left(v.payload -> 'aps' -> 'alert' ->> 'title-loc-args_sealed', 6) <> 'hpke1.', false)
+                     or coalesce(left(v.payload -> 'aps' -> 'alert' ->> 'subtitle-loc-args_sealed', 6) <> 'hpke1.', false) then
                     array['22023', 'data.payload.aps.alert: a sealed field must be a string sealed to the intake public key (hpke1.<key id>.<enc>.<ciphertext>)']
                 -- Markers only actiond writes (a forget, sealed text that did not open): forged,
                 -- they would make a handler read a person's text as forgotten.
                 when v.payload -> 'aps' ?| array['alert_forgotten', 'alert_unreadable']
                      or (jsonb_typeof(v.payload -> 'aps' -> 'alert') = 'object'
                          and v.payload -> 'aps' -> 'alert' ?| array['title_forgotten', 'subtitle_forgotten', 'body_forgotten',
-                                                                  'title_unreadable', 'subtitle_unreadable', 'body_unreadable']) then
+                                                                  'title_unreadable', 'subtitle_unreadable', 'body_unreadable',
+                                                                  'loc-args_forgotten', 'title-loc-args_forgotten', 'subtitle-loc-args_forgotten',
+                                                                  'loc-args_unreadable', 'title-loc-args_unreadable', 'subtitle-loc-args_unreadable']) then
                     array['22023', 'data.payload.aps.alert: fields ending in _forgotten or _unreadable are written by actiond, never submitted']
                 when missing.key is not null then
                     array['22023', 'data.payload.' || missing.key || ': is required as a string for category ' || c.category

@@ -39,7 +39,8 @@ package struct EnvelopeSealer: Sendable {
               case .object(var data)? = event["data"] else { return line }
         var changed = false
         func seal(_ object: inout [String: JSONValue], _ name: String, path: String) throws {
-            guard case .string(let clear)? = object[name], object[name + ProtectedFields.sealedSuffix] == nil else { return }
+            guard let clear = try ProtectedFields.clearText(object[name], isArguments: ProtectedFields.alertArgumentFields.contains(name)),
+                  object[name + ProtectedFields.sealedSuffix] == nil else { return }
             object[name] = nil
             object[name + ProtectedFields.sealedSuffix] = .string(try key.seal(clear, userID: user, eventID: id, field: path))
             changed = true
@@ -52,7 +53,9 @@ package struct EnvelopeSealer: Sendable {
                   let category = aps["category"]?.stringValue, protectsAlert(category) else { break }
             try seal(&aps, "alert", path: "payload.aps.alert")
             if case .object(var alert)? = aps["alert"] {
-                for name in ProtectedFields.alertFields { try seal(&alert, name, path: "payload.aps.alert." + name) }
+                for name in ProtectedFields.alertFields + ProtectedFields.alertArgumentFields {
+                    try seal(&alert, name, path: "payload.aps.alert." + name)
+                }
                 aps["alert"] = .object(alert)
             }
             payload["aps"] = .object(aps)

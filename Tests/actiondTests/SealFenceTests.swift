@@ -197,4 +197,35 @@ struct SealFenceTests {
             #expect(fine.status == 0, "\(fine.standardError.suffix(400))")
         }
     }
+
+    /// A protecting category's localized alert arguments are protected text too: sealed by
+    /// `actiond submit`, sealed at rest by the worker after a plain SQL submit.
+    @Test func localizedAlertArgumentsAreSealed() async throws {
+        let marker = "LOCARGS-\(UUID().uuidString)"
+        func sent(_ id: String, user: String) -> String {
+            Self.line(id, "notification.sent", user: user,
+                      #"{"request_id":"\#(user)-r","payload":{"aps":{"category":"MESSAGE","alert":{"title":"T","body":"B","loc-key":"MSG","loc-args":["\#(marker) a","b"],"title-loc-args":["\#(marker) t"]}},"THREAD_ID":"th","MESSAGE_ID":"m1"}}"#)
+        }
+        try await TestDatabase.with { db in
+            let submitted = try await ActiondProcess.run(["submit", "-"], database: db.url, input: sent("s1", user: "ana"))
+            #expect(submitted.status == 0, "\(submitted.standardError)")
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.events WHERE data::text LIKE '%loc-args_sealed\": \"hpke1.%'", as: Int.self) == 1)
+            #expect(!(try await ProtectedTextTests.pgDump(db.url).contains(marker)), "sealed before it left the producer")
+            try await ProtectedTextTests.submitSQL([sent("s2", user: "bob")], db)
+            #expect(try await ProtectedTextTests.pgDump(db.url).contains(marker), "the clear window of plain SQL submit")
+            let work = try await ActiondProcess.run(["work", "--drain"], database: db.url)
+            #expect(work.status == 0, "\(work.standardError.suffix(600))")
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.outcomes WHERE outcome = 'applied'", as: Int.self) == 2)
+            #expect(!(try await ProtectedTextTests.pgDump(db.url).contains(marker)), "sealed at rest")
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.events WHERE data::text LIKE '%loc-args_sealed\": \"aead2.%'", as: Int.self) == 2)
+            // A forged marker is refused.
+            do {
+                try await ProtectedTextTests.submitSQL([Self.line("s3", "notification.sent", user: "cy",
+                    #"{"request_id":"r","payload":{"aps":{"category":"MESSAGE","alert":{"title":"T","loc-args_forgotten":true}},"THREAD_ID":"t","MESSAGE_ID":"m"}}"#)], db)
+                Issue.record("a forged loc-args marker was accepted")
+            } catch let error as PSQLError {
+                #expect(error.sqlState == .invalidParameterValue)
+            }
+        }
+    }
 }

@@ -11,7 +11,9 @@ import Foundation
 ///   open: bad input, rejected invalid_text).
 ///
 /// Protected fields: a response's `text`; for a category whose handler `protectsAlert`, the
-/// notification's `payload.aps.alert` (a string) or its `title`, `subtitle` and `body`.
+/// notification's `payload.aps.alert` (a string) or its `title`, `subtitle` and `body`, and
+/// its localized arguments (`loc-args`, `title-loc-args`, `subtitle-loc-args`: arrays of
+/// strings, sealed as their JSON text).
 /// A field arriving sealed is opened whatever its category: a producer may seal more.
 package enum ProtectedFields {
     package static let sealedSuffix = "_sealed"
@@ -21,6 +23,9 @@ package enum ProtectedFields {
     /// input: its event is rejected invalid_text, never retried.
     package static let unreadableSuffix = "_unreadable"
     package static let alertFields = ["title", "subtitle", "body"]
+    /// The localized alert's arguments (arrays of strings the app formats into its text):
+    /// protected like the text itself, sealed as their JSON text.
+    package static let alertArgumentFields = ["loc-args", "title-loc-args", "subtitle-loc-args"]
 
     /// What the worker does with one field.
     package struct Crypt {
@@ -71,7 +76,7 @@ package enum ProtectedFields {
             guard case .object(var storedPayload)? = stored["payload"], case .object(var storedAps)? = storedPayload["aps"] else { break }
             try field("alert", path: "payload.aps.alert", memory: &aps, stored: &storedAps, protected: protectsAlert, crypt: crypt, changed: &changed)
             if case .object(var alert)? = aps["alert"], case .object(var storedAlert)? = storedAps["alert"] {
-                for name in alertFields {
+                for name in alertFields + alertArgumentFields {
                     try field(name, path: "payload.aps.alert." + name, memory: &alert, stored: &storedAlert,
                               protected: protectsAlert, crypt: crypt, changed: &changed)
                 }
@@ -92,7 +97,8 @@ package enum ProtectedFields {
                               protected: Bool, crypt: Crypt, changed: inout Bool) throws {
         let sealedName = name + sealedSuffix
         let forgottenName = name + forgottenSuffix
-        if case .string(let clear)? = memory[name], protected {
+        let isArguments = alertArgumentFields.contains(name)
+        if let clear = try clearText(memory[name], isArguments: isArguments), protected {
             // Clear in the log (plain SQL submit): sealed at rest from now on, or, for a
             // forgotten user, gone.
             if crypt.forgotten {
@@ -119,7 +125,7 @@ package enum ProtectedFields {
             }
             memory[sealedName] = nil
             if let clear = opened.text {
-                memory[name] = .string(clear)
+                memory[name] = isArguments ? ((try? JSONValue(parsing: clear)) ?? .array([])) : .string(clear)
             } else {
                 memory[forgottenName] = .bool(true)
             }
@@ -134,6 +140,16 @@ package enum ProtectedFields {
                 stored[sealedName] = .string(try seal(clear, path))
                 changed = true
             }
+        }
+    }
+
+    /// A field's clear text: a string, or for localized arguments an array of strings as its
+    /// JSON text; nil when the field holds neither.
+    package static func clearText(_ value: JSONValue?, isArguments: Bool) throws -> String? {
+        switch value {
+        case .string(let text)? where !isArguments: return text
+        case .array(let items)? where isArguments && items.allSatisfy({ $0.stringValue != nil }): return try JSONValue.array(items).jsonText()
+        default: return nil
         }
     }
 }

@@ -68,7 +68,7 @@ package struct BenchResult: Sendable, Codable {
     package var bulk_submit: Rate
     package var single_submit: Rate
     package var end_to_end: Rate
-    /// end_to_end with protected text stored unsealed (the bench-only switch): what sealing costs.
+    /// end_to_end with protected text stored unsealed (the benchmark's own unsealed worker): what sealing costs.
     package var end_to_end_unsealed: Rate?
     package var latency: Latency
     package var ceiling: Ceiling
