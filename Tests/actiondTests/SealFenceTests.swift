@@ -228,4 +228,35 @@ struct SealFenceTests {
             }
         }
     }
+
+    /// A submit that waits for the user's lock while a forget commits is refused once it gets
+    /// the lock (the forget is checked again under it), never stored for a forgotten person.
+    @Test func aSubmitRacingAForgetIsRefused() async throws {
+        try await TestDatabase.with { db in
+            let reply = Self.reply("racing", user: "ana", text: "hello")
+            // The forget's side, as actiond forget runs it: the order lock, then the fence.
+            try await db.client.withConnection { forget in
+                try await forget.query("BEGIN", logger: db.logger).drain()
+                try await forget.query("SELECT actiond.lock_users(ARRAY['ana'])", logger: db.logger).drain()
+                try await forget.query("SELECT actiond.forget_keys('ana', 0)", logger: db.logger).drain()
+                // The submit checks the fence (none committed yet), then waits for the lock.
+                let submit = Task { () -> String? in
+                    do {
+                        try await ProtectedTextTests.submitSQL([reply], db)
+                        return nil
+                    } catch let error as PSQLError {
+                        return error.sqlState?.rawValue
+                    }
+                }
+                #expect(try await OperationsEndpointTests.eventually(10) {
+                    try await db.scalar("""
+                        SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%actiond.submit%'
+                        """, as: Int.self) == 1
+                }, "the submit waits for the forget's lock")
+                try await forget.query("COMMIT", logger: db.logger).drain()
+                #expect(try await submit.value == SQLState.integrityConstraintViolation.rawValue)
+            }
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.events", as: Int.self) == 0)
+        }
+    }
 }
