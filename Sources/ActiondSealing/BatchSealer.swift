@@ -32,10 +32,18 @@ package final class BatchSealer: TextSealer {
     struct UserKeys {
         var keys: [Int: SymmetricKey] = [:]
         var fence: ForgottenUser?
-        /// Why one of the user's keys could not be unwrapped: their text neither opens nor is
-        /// sealed under a new key (their events fail alone, retried, then dead with this).
+        /// Why one of the user's keys could not be unwrapped: text sealed under it does not
+        /// open (its events fail alone, retried, then dead with this), and new text is sealed
+        /// under a new version above every stored one, so nothing waits in clear for it.
         var broken: String?
-        var current: Int? { keys.keys.max() }
+        /// The newest version the database holds for the user, unwrapped or not.
+        var newestStored = 0
+        /// The key new text is sealed under: the newest unwrapped one, unless a newer stored
+        /// version did not unwrap (then a new version is made above it).
+        var current: Int? {
+            guard let newest = keys.keys.max(), newest >= newestStored else { return nil }
+            return newest
+        }
     }
 
     private let users: Mutex<[ExactString: UserKeys]>
@@ -63,9 +71,8 @@ package final class BatchSealer: TextSealer {
         let (key, version) = try users.withLock { users -> (SymmetricKey, Int) in
             var entry = users[ExactString(binding.user)] ?? UserKeys()
             if let fence = entry.fence, !fence.newKeyAllowed { throw ForgottenUserSeal() }
-            if let broken = entry.broken { throw UnwrappableUserKey(reason: broken) }
             if let current = entry.current, let key = entry.keys[current] { return (key, current) }
-            let version = max(entry.fence?.throughVersion ?? 0, 0) + 1
+            let version = max(entry.fence?.throughVersion ?? 0, entry.newestStored, entry.keys.keys.max() ?? 0) + 1
             let key = SymmetricKey(size: .bits256)
             entry.keys[version] = key
             users[ExactString(binding.user)] = entry

@@ -14,6 +14,12 @@ package enum EventProtection {
         package var userID: String
         package var position: Int64
         package var data: String?
+
+        package init(userID: String, position: Int64, data: String?) {
+            self.userID = userID
+            self.position = position
+            self.data = data
+        }
     }
 
     /// `events` with their protected fields opened in `input` (in memory; `data` and

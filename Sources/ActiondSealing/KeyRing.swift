@@ -85,6 +85,10 @@ public final class KeyRing: Sendable {
                 users[id, default: .init()].broken = "data key version \(stored.version) of this user does not unwrap: \(error)"
             }
         }
+        for stored in keys {
+            let id = ExactString(stored.userID)
+            users[id, default: .init()].newestStored = max(users[id]?.newestStored ?? 0, stored.version)
+        }
         return BatchSealer(users: users, intake: intake.withLock { $0.keys }, heldElsewhere: heldElsewhere)
     }
 

@@ -68,6 +68,40 @@ struct KeyFileTests {
         #expect(cache.count <= 4)
     }
 
+    /// The sweep a worker runs every 5 s (`KeyCacheKeeper`): entries older than the age bound
+    /// leave memory even when nobody asks for them again (the bound SECURITY.md states).
+    @Test func theSweepDropsExpiredKeysNobodyAsksFor() async throws {
+        let cache = KeyCache(maxAge: .milliseconds(100))
+        cache.store(user: "ana", version: 1, wrapped: Data([1]), key: SymmetricKey(size: .bits256))
+        cache.removeExpired()
+        #expect(cache.count == 1, "young entries stay")
+        try await Task.sleep(for: .milliseconds(150))
+        cache.removeExpired()
+        #expect(cache.count == 0)
+    }
+
+    /// What databases from before the bindings hold still opens: a data key wrapped with RFC
+    /// 3394 key wrap, and text sealed as aead1 (the binding without the key version).
+    @Test func keysWrappedAndTextSealedBeforeTheBindingsStillOpen() async throws {
+        let path = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let file = try KeyFile.create(at: path)
+        let dataKey = SymmetricKey(size: .bits256)
+        let document = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
+        let kekText = try #require(document?["kek"] as? String)
+        let kek = try #require(Data(base64Encoded: kekText))
+        let legacy = try AES.KeyWrap.wrap(dataKey, using: SymmetricKey(data: kek))
+        #expect(legacy.count == 40)
+        #expect(try await file.unwrap(legacy, kekID: file.kekID, userID: "ana", version: 1) == dataKey)
+        let binding = SealBinding(user: "ana", row: "event:e1", field: "text")
+        let box = try AES.GCM.seal(Data("from before".utf8), using: dataKey, authenticating: binding.associatedData)
+        let combined = try #require(box.combined)
+        let aead1 = "aead1.1." + combined.base64EncodedString()
+        let sealer = BatchSealer(users: [ExactString("ana"): .init(keys: [1: dataKey])], intake: [])
+        #expect(try sealer.open(aead1, binding: binding).text == "from before")
+        #expect(try sealer.seal("new", binding: binding).hasPrefix("aead2.1."), "new text is sealed with the version bound")
+    }
+
     @Test func aForgetSeenByTheRingEvictsTheCachedKey() async throws {
         let path = Self.temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: path) }

@@ -142,31 +142,50 @@ struct SealFenceTests {
         }
     }
 
-    /// One user's wrapped key that does not unwrap fails that user's events alone: the other
-    /// users of the same batch are applied, and the drain ends.
+    /// One user's wrapped key that does not unwrap fails that user's events that need it
+    /// alone (here: integrating her stash, sealed under it): the other users of the same batch
+    /// are applied, the drain ends, and her new text is sealed under a new key version rather
+    /// than left waiting in clear.
     @Test func aDamagedWrappedKeyFailsItsUserAlone() async throws {
+        let marker = "LATER-\(UUID().uuidString)"
         try await TestDatabase.with { db in
             let users = ["ana", "bob", "cy"]
             let first = users.flatMap { ProtectedTextTests.conversation($0, body: "hello", replies: ["first"]) }
+                + [Self.line("ana-lock", "protected_data.unavailable", user: "ana", at: 2, "{}"),
+                   ProtectedTextTests.line("ana-stashed", "notification.response", user: "ana", at: 3,
+                                           #"{"request_id":"ana-r","action":"REPLY_ACTION","locked":true,"text":"typed while locked"}"#)]
             #expect(try await ActiondProcess.run(["submit", "-"], database: db.url, input: first.joined(separator: "\n")).status == 0)
             #expect(try await ActiondProcess.run(["work", "--drain"], database: db.url).status == 0)
             #expect(try await db.scalar("SELECT count(DISTINCT user_id) FROM actiond.data_keys", as: Int.self) == 3)
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.stash", as: Int.self) == 1)
             // ana's wrapped key altered by one bit.
             try await db.client.query("""
                 UPDATE actiond.data_keys SET wrapped = set_byte(wrapped, 20, get_byte(wrapped, 20) # 1) WHERE user_id = 'ana'
                 """, logger: db.logger).drain()
-            let later = users.map { Self.reply("\($0)-later", user: $0, text: "second", at: 5) }
+            let later = [Self.line("ana-unlock", "protected_data.available", user: "ana", at: 4, "{}")]
+                + users.map { Self.reply("\($0)-later", user: $0, text: "\(marker) of \($0)", at: 5) }
             #expect(try await ActiondProcess.run(["submit", "-"], database: db.url, input: later.joined(separator: "\n")).status == 0)
             let work = try await ActiondProcess.run(["work", "--drain", "--max-attempts", "2", "--retry-delay", "0.1"], database: db.url)
             #expect(work.status == 0, "\(work.standardError.suffix(800))")
+            let decided = try await db.scalar("""
+                SELECT string_agg(e.id || ':' || o.outcome || ':' || coalesce(o.reason, o.last_error, ''), ' | ' ORDER BY e.id)
+                FROM actiond.outcomes o JOIN actiond.events e USING (user_id, position)
+                WHERE e.id IN ('bob-later', 'cy-later', 'ana-later', 'ana-unlock')
+                """, as: String.self)
             #expect(try await db.scalar("""
                 SELECT count(*) FROM actiond.outcomes o JOIN actiond.events e USING (user_id, position)
                 WHERE e.id IN ('bob-later', 'cy-later') AND o.outcome = 'applied'
-                """, as: Int.self) == 2)
-            let dead = try await db.scalar("""
-                SELECT d.last_error FROM actiond.report_dead_letters d WHERE d.event_id = 'ana-later'
-                """, as: String.self)
+                """, as: Int.self) == 2, "\(decided)")
+            // Her unlock is dead, so she is still locked: her new reply waits in the stash,
+            // sealed under a new key version (her damaged one cannot seal), not in clear.
+            #expect(decided.contains("ana-later:stashed"), "\(decided)")
+            let dead = try await db.scalar("SELECT d.last_error FROM actiond.report_dead_letters d WHERE d.event_id = 'ana-unlock'", as: String.self)
             #expect(dead.contains("does not unwrap"), "\(dead)")
+            #expect(try await db.scalar("SELECT max(version) FROM actiond.data_keys WHERE user_id = 'ana'", as: Int.self) == 2)
+            #expect(try await db.scalar("""
+                SELECT count(*) FROM actiond.stash WHERE user_id = 'ana' AND convert_from(payload, 'UTF8') LIKE '%aead2.2.%'
+                """, as: Int.self) == 1, "her new reply sealed under the new version")
+            #expect(!(try await ProtectedTextTests.pgDump(db.url).contains(marker)), "no text in clear")
         }
     }
 
@@ -248,9 +267,10 @@ struct SealFenceTests {
                         return error.sqlState?.rawValue
                     }
                 }
-                #expect(try await OperationsEndpointTests.eventually(10) {
+                #expect(try await OperationsEndpointTests.eventually(60) {
                     try await db.scalar("""
-                        SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%actiond.submit%'
+                        SELECT count(*) FROM pg_stat_activity
+                        WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%actiond.submit%'
                         """, as: Int.self) == 1
                 }, "the submit waits for the forget's lock")
                 try await forget.query("COMMIT", logger: db.logger).drain()

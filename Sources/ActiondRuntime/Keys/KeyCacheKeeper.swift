@@ -48,31 +48,15 @@ package struct KeyCacheKeeper: Service {
     }
 
     private func listen() async {
-        var delay = Duration.milliseconds(100)
-        while !Task.isCancelled {
-            let connected = ContinuousClock.now
-            do {
-                try await client.withConnection { connection in
-                    try await connection.failingWhenClosed(closeOnCancel: false) { [cache, size] in
-                        try await connection.listen(on: Self.channel) { notifications in
-                            cache.removeAll()
-                            size.record(cache.count)
-                            for try await notification in notifications {
-                                cache.evict(user: notification.payload)
-                                size.record(cache.count)
-                            }
-                        }
-                    }
-                }
-            } catch {
-                if Task.isCancelled { return }
+        await ChannelListener(client: client, channel: Self.channel, name: "key cache listener", logger: logger).run(
+            connected: { [cache, size] in
                 cache.removeAll()
-                logger.warning("key cache listener lost its connection; emptied the cache, reconnecting",
-                               metadata: [LogKey.error: "\(DatabaseFailure.describe(error))", LogKey.delay: "\(delay)"])
-            }
-            if connected.duration(to: .now) > .seconds(10) { delay = .milliseconds(100) }
-            do { try await Task.sleep(for: delay) } catch { return }
-            delay = min(delay * 2, .seconds(5))
-        }
+                size.record(cache.count)
+            },
+            received: { [cache, size] notification in
+                cache.evict(user: notification.payload)
+                size.record(cache.count)
+            },
+            lost: { cache.removeAll() })
     }
 }

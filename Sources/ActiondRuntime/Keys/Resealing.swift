@@ -46,38 +46,25 @@ package struct Resealing: Sendable {
     // MARK: - The input log
 
     private func log(progress: @Sendable (Progress) -> Void) async throws -> Progress {
-        var result = Progress(table: "events")
-        var after = (user: "", position: Int64.min)
-        while true {
-            let page = try await client.withConnection { connection in
-                try await connection.transaction(logger: logger) { connection -> (count: Int, last: (String, Int64)?, rewritten: Int, skipped: Int) in
-                    let rows = try await connection.query("""
-                        SELECT e.user_id, e.position, e.id, e.type, e.occurred_at, e.data::text, e.submitted_at
-                        FROM actiond.events e
-                        WHERE (e.user_id, e.position) > (\(after.user), \(after.position))
-                          AND (e.data ? 'text' OR (e.data #> '{payload,aps}') ? 'alert')
-                        ORDER BY e.user_id, e.position
-                        LIMIT \(pageSize)
-                        """, logger: logger).collect()
-                    var events: [LoggedEvent] = []
-                    for row in rows {
-                        let (user, position, id, type, occurredAt, data, submittedAt) = try row.decode((String, Int64, String, String, Date, String, Date).self)
-                        events.append(LoggedEvent(position: position, id: id, type: try WorkQueue.UnknownEventType.check(type, position: position),
-                                                  userID: user, occurredAt: occurredAt, data: data, submittedAt: submittedAt))
-                    }
-                    guard let last = events.last else { return (0, nil, 0, 0) }
-                    let (rewritten, skipped) = try await rewriteEvents(events, on: connection)
-                    return (events.count, (last.userID, last.position), rewritten, skipped)
-                }
+        try await pass("events", from: (user: "", position: Int64.min), progress: progress) { after, connection in
+            let rows = try await connection.query("""
+                SELECT e.user_id, e.position, e.id, e.type, e.occurred_at, e.data::text, e.submitted_at
+                FROM actiond.events e
+                WHERE (e.user_id, e.position) > (\(after.user), \(after.position))
+                  AND (e.data ? 'text' OR (e.data #> '{payload,aps}') ? 'alert')
+                ORDER BY e.user_id, e.position
+                LIMIT \(pageSize)
+                """, logger: logger).collect()
+            var events: [LoggedEvent] = []
+            for row in rows {
+                let (user, position, id, type, occurredAt, data, submittedAt) = try row.decode((String, Int64, String, String, Date, String, Date).self)
+                events.append(LoggedEvent(position: position, id: id, type: try WorkQueue.UnknownEventType.check(type, position: position),
+                                          userID: user, occurredAt: occurredAt, data: data, submittedAt: submittedAt))
             }
-            guard let last = page.last else { break }
-            after = last
-            result.scanned += page.count
-            result.rewritten += page.rewritten
-            result.skipped += page.skipped
-            progress(result)
+            guard let last = events.last else { return nil }
+            let (rewritten, skipped) = try await rewriteEvents(events, on: connection)
+            return ((last.userID, last.position), events.count, rewritten, skipped)
         }
-        return result
     }
 
     /// Rewrites `events`' clear protected fields (sealed, or forgotten for a forgotten user),
@@ -112,36 +99,23 @@ package struct Resealing: Sendable {
     // MARK: - The stash
 
     private func stash(progress: @Sendable (Progress) -> Void) async throws -> Progress {
-        var result = Progress(table: "stash")
-        var after = (user: "", position: Int64.min)
-        while true {
-            let page = try await client.withConnection { connection in
-                try await connection.transaction(logger: logger) { connection -> (count: Int, last: (String, Int64)?, rewritten: Int, skipped: Int) in
-                    let rows = try await connection.query("""
-                        SELECT s.user_id, s.position, s.payload_version, convert_from(s.payload, 'UTF8')
-                        FROM actiond.stash s
-                        WHERE (s.user_id, s.position) > (\(after.user), \(after.position))
-                        ORDER BY s.user_id, s.position
-                        LIMIT \(pageSize)
-                        """, logger: logger).collect()
-                    var stashed: [(event: LoggedEvent, payload: String)] = []
-                    for row in rows {
-                        let (_, _, version, payload) = try row.decode((String, Int64, Int, String).self)
-                        stashed.append((try StashPayload.open(payload, version: version), payload))
-                    }
-                    guard let last = stashed.last?.event else { return (0, nil, 0, 0) }
-                    let (rewritten, skipped) = try await rewriteStash(stashed, on: connection)
-                    return (stashed.count, (last.userID, last.position), rewritten, skipped)
-                }
+        try await pass("stash", from: (user: "", position: Int64.min), progress: progress) { after, connection in
+            let rows = try await connection.query("""
+                SELECT s.user_id, s.position, s.payload_version, convert_from(s.payload, 'UTF8')
+                FROM actiond.stash s
+                WHERE (s.user_id, s.position) > (\(after.user), \(after.position))
+                ORDER BY s.user_id, s.position
+                LIMIT \(pageSize)
+                """, logger: logger).collect()
+            var stashed: [(event: LoggedEvent, payload: String)] = []
+            for row in rows {
+                let (_, _, version, payload) = try row.decode((String, Int64, Int, String).self)
+                stashed.append((try StashPayload.open(payload, version: version), payload))
             }
-            guard let last = page.last else { break }
-            after = last
-            result.scanned += page.count
-            result.rewritten += page.rewritten
-            result.skipped += page.skipped
-            progress(result)
+            guard let last = stashed.last?.event else { return nil }
+            let (rewritten, skipped) = try await rewriteStash(stashed, on: connection)
+            return ((last.userID, last.position), stashed.count, rewritten, skipped)
         }
-        return result
     }
 
     private func rewriteStash(_ stashed: [(event: LoggedEvent, payload: String)], on connection: PostgresConnection) async throws -> (Int, Int) {
@@ -167,36 +141,23 @@ package struct Resealing: Sendable {
     // MARK: - Domain events
 
     private func domainEvents(progress: @Sendable (Progress) -> Void) async throws -> Progress {
-        var result = Progress(table: "domain_events")
-        var after = Int64.min
-        while true {
-            let page = try await client.withConnection { connection in
-                try await connection.transaction(logger: logger) { connection -> (count: Int, last: Int64?, rewritten: Int, skipped: Int) in
-                    let rows = try await connection.query("""
-                        SELECT seq, position, stream_kind, stream_id, stream_user, schema_version, data::text
-                        FROM actiond.domain_events
-                        WHERE seq > \(after) AND stream_user <> ''
-                        ORDER BY seq
-                        LIMIT \(pageSize)
-                        """, logger: logger).collect()
-                    var stored: [StoredDomainEvent] = []
-                    for row in rows {
-                        let (seq, position, kind, id, user, version, data) = try row.decode((Int64, Int64, String, String, String, Int, String).self)
-                        stored.append(StoredDomainEvent(seq: seq, position: position, stream: StreamKey(kind, id, user: user), version: version, data: data))
-                    }
-                    guard let last = stored.last else { return (0, nil, 0, 0) }
-                    let (rewritten, skipped) = try await rewriteDomainEvents(stored, on: connection)
-                    return (stored.count, last.seq, rewritten, skipped)
-                }
+        try await pass("domain_events", from: Int64.min, progress: progress) { after, connection in
+            let rows = try await connection.query("""
+                SELECT seq, position, stream_kind, stream_id, stream_user, schema_version, data::text
+                FROM actiond.domain_events
+                WHERE seq > \(after) AND stream_user <> ''
+                ORDER BY seq
+                LIMIT \(pageSize)
+                """, logger: logger).collect()
+            var stored: [StoredDomainEvent] = []
+            for row in rows {
+                let (seq, position, kind, id, user, version, data) = try row.decode((Int64, Int64, String, String, String, Int, String).self)
+                stored.append(StoredDomainEvent(seq: seq, position: position, stream: StreamKey(kind, id, user: user), version: version, data: data))
             }
-            guard let last = page.last else { break }
-            after = last
-            result.scanned += page.count
-            result.rewritten += page.rewritten
-            result.skipped += page.skipped
-            progress(result)
+            guard let last = stored.last else { return nil }
+            let (rewritten, skipped) = try await rewriteDomainEvents(stored, on: connection)
+            return (last.seq, stored.count, rewritten, skipped)
         }
-        return result
     }
 
     /// A domain event as the table stores it.
@@ -252,6 +213,28 @@ package struct Resealing: Sendable {
     }
 
     // MARK: - Shared
+
+    /// One table's pass: `page` runs in a transaction of its own, from `start`, until it reads
+    /// nothing (nil); each page returns the key after its rows and what it did.
+    private func pass<Cursor: Sendable>(
+        _ table: String, from start: Cursor, progress: @Sendable (Progress) -> Void,
+        page: @escaping @Sendable (Cursor, PostgresConnection) async throws -> (next: Cursor, scanned: Int, rewritten: Int, skipped: Int)?
+    ) async throws -> Progress {
+        var result = Progress(table: table)
+        var cursor = start
+        while true {
+            let after = cursor
+            let done = try await client.withConnection { connection in
+                try await connection.transaction(logger: logger) { connection in try await page(after, connection) }
+            }
+            guard let done else { return result }
+            cursor = done.next
+            result.scanned += done.scanned
+            result.rewritten += done.rewritten
+            result.skipped += done.skipped
+            progress(result)
+        }
+    }
 
     /// Takes the users' queue rows (a worker holding one finishes first; none is claimed
     /// meanwhile) and then their order locks, as `actiond forget` does; returns them, distinct.

@@ -70,14 +70,17 @@ struct BatchProcessor: Sendable {
                     case .retry(let delay): retries.append(BatchWrite.Retry(event: current, error: error, delay: delay))
                     case .dead: finished.append(BatchWrite.Finished(event: current, outcome: .dead, error: error))
                     }
-                    // Its protected text is sealed at rest here too, when that works: a dead
-                    // letter keeps no clear text. (When it does not, the event stays as it was
-                    // submitted, and the failure says why.)
+                    // Its protected text is sealed at rest here too: a dead letter keeps no
+                    // clear text.
                     var newKeys: [StoredDataKey] = []
                     var rewrites: [EventProtection.Rewrite] = []
                     if let protected = try? await protect([current], categoryVersion: claim.categoryVersion, on: connection) {
                         newKeys = protected.keys
                         rewrites = protected.rewrites
+                    } else if ProtectedFields.mayHold(current.data, type: current.type), !current.data.contains("\"aead") {
+                        // Nothing of it is at rest and it cannot be sealed: its protected fields
+                        // become the unreadable marker rather than stay in clear.
+                        rewrites = [EventProtection.Rewrite(userID: current.userID, position: current.position, data: nil)]
                     }
                     try await BatchWrite(run: BatchRun(state: WorkingSet()), finished: finished, retries: retries,
                                          claimedUsers: [current.userID], keys: newKeys, rewrites: rewrites)

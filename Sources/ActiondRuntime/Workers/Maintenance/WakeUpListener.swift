@@ -19,29 +19,7 @@ package struct WakeUpListener: Service {
     }
 
     private func listen() async {
-        var delay = Duration.milliseconds(100)
-        while !Task.isCancelled {
-            let connected = ContinuousClock.now
-            do {
-                try await client.withConnection { connection in
-                    try await connection.failingWhenClosed(closeOnCancel: false) { [signals] in
-                        try await connection.listen(on: Self.channel) { notifications in
-                            signals.wakeAll()
-                            for try await _ in notifications {
-                                signals.wake()
-                            }
-                        }
-                    }
-                }
-            } catch {
-                if Task.isCancelled { return }
-                logger.warning("wake-up listener lost its connection; reconnecting",
-                               metadata: [LogKey.error: "\(DatabaseFailure.describe(error))", LogKey.delay: "\(delay)"])
-            }
-            // A connection that lasted resets the backoff; one failing at once doubles it.
-            if connected.duration(to: .now) > .seconds(10) { delay = .milliseconds(100) }
-            do { try await Task.sleep(for: delay) } catch { return }
-            delay = min(delay * 2, .seconds(5))
-        }
+        await ChannelListener(client: client, channel: Self.channel, name: "wake-up listener", logger: logger)
+            .run(connected: { [signals] in signals.wakeAll() }, received: { [signals] _ in signals.wake() })
     }
 }
