@@ -1,4 +1,5 @@
-# Builds the actiond executable in release mode and ships it on a slim image.
+# Builds the production actiond (the operating commands only: no demo, bench or db; the
+# actiond-worker product) in release mode and ships it as `actiond` on a slim image.
 FROM swift:6.2-bookworm AS build
 WORKDIR /src
 COPY Package.swift ./
@@ -9,8 +10,8 @@ COPY categories categories
 # The manifest names the example and test targets too; SwiftPM wants their folders present.
 COPY Examples Examples
 COPY Tests Tests
-RUN swift build -c release --product actiond \
-    && cp "$(swift build -c release --show-bin-path)/actiond" /actiond
+RUN swift build -c release --product actiond-worker \
+    && cp "$(swift build -c release --show-bin-path)/actiond-worker" /actiond
 
 FROM swift:6.2-bookworm-slim
 RUN useradd --system --create-home actiond

@@ -13,6 +13,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "actiond", targets: ["actiond"]),
+        // The production build of it: the operating commands only (the Dockerfile ships it).
+        .executable(name: "actiond-worker", targets: ["actiond-worker"]),
         // The library a team builds its own worker with: `CategoryHandler` and
         // `Actiond.main(handlers:)`, every operating command; no development tools.
         .library(name: "ActiondKit", targets: ["ActiondKit"]),
@@ -132,6 +134,12 @@ let package = Package(
         .executableTarget(
             name: "actiond",
             dependencies: ["ActiondDevelopment"],
+            swiftSettings: swiftSettings
+        ),
+        // The production executable: the operating commands only, with the built-in handlers.
+        .executableTarget(
+            name: "actiond-worker",
+            dependencies: ["ActiondKit"],
             swiftSettings: swiftSettings
         ),
         // The example a team copies: a fourth category (ORDER_READY) written only against
@@ -257,6 +265,7 @@ let package = Package(
             name: "actiondTests",
             dependencies: [
                 "actiond",
+                "actiond-worker",
                 "ActiondTooling",
                 "ActiondDomain",
                 "ActiondSealing",

@@ -3,13 +3,16 @@ import ActiondTestSupport
 import Foundation
 import Testing
 
-/// A team's worker built from ActiondKit's production entry point (`Actiond.main`) has the
-/// operating commands and links none of the development tooling (bench, workload, demo);
-/// the `actiond` binary (`ActiondDevelopment.main`) has both.
+/// A worker built from ActiondKit's production entry point (`Actiond.main`: a team's, or the
+/// image's `actiond-worker`) has the operating commands and links none of the development
+/// tooling (bench, workload, demo); the `actiond` binary (`ActiondDevelopment.main`) has both.
 @Suite("Production worker", .timeLimit(.minutes(2)))
 struct ProductionWorkerTests {
-    @Test func theTeamsWorkerHasNoDevelopmentToolsInItsCommandsOrItsSymbols() async throws {
-        let worker = TestPaths.executable("order-ready-worker"), actiond = TestPaths.actiondExecutable
+    /// The team's worker (order-ready-worker) and the production actiond the Dockerfile ships
+    /// (actiond-worker) alike.
+    @Test(arguments: ["order-ready-worker", "actiond-worker"])
+    func aProductionWorkerHasNoDevelopmentToolsInItsCommandsOrItsSymbols(_ name: String) async throws {
+        let worker = TestPaths.executable(name), actiond = TestPaths.actiondExecutable
         let help = try await ProcessRunner.spawn(worker, ["--help"]).exit()
         for command in ["work", "submit", "forget", "keys", "report"] { #expect(help.output.contains("  \(command)"), "\(command)") }
         for command in ["demo", "bench", "db"] { #expect(!help.output.contains("  \(command) "), "\(command) in the production worker") }
