@@ -1,7 +1,7 @@
 -- report_trail: what became of each of one person's events? (docs/reports.md.) One row per
 -- input event kept in the log (pruned events leave it), with where it stands: queued,
 -- retrying, paused, held (waiting for its notification), stashed (waiting for protected
--- data), decided or dead, and its outcome. Filter by user_id (an index probe of the log and
+-- data), decided, dead, or discarded (a dead letter an operator discarded), and its outcome. Filter by user_id (an index probe of the log and
 -- of each table joined, proportional to that user's events) or by request_id (the log's
 -- request id index); order by position for the log's order. Never protected text: the data
 -- is read for its request_id, action and category only.
@@ -22,6 +22,7 @@ select e.user_id,
            when q.position is not null and q.attempts > 0 then 'retrying'
            when q.position is not null or e.position > u.queued_after then 'queued'
            when o.outcome = 'stashed' then 'stashed'
+           when o.outcome = 'dead' and o.discarded_at is not null then 'discarded'
            when o.outcome = 'dead' then 'dead'
            when o.outcome is not null then 'decided'
        end                                                                    as status,

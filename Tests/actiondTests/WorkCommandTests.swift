@@ -124,6 +124,8 @@ struct WorkCommandTests {
             #expect(drained.status == 0)
             let outcomes = try await db.scalar("SELECT string_agg(outcome || coalesce('/' || (discarded_at IS NOT NULL)::text, ''), ',' ORDER BY position) FROM actiond.outcomes", as: String.self)
             #expect(outcomes == "applied/false,dead/true", "the retried one applied again, the discarded one kept as dead")
+            // The trail reads it as discarded, not as a dead letter waiting for an operator.
+            #expect(try await db.scalar("SELECT string_agg(status, ',' ORDER BY position) FROM actiond.report_trail", as: String.self) == "decided,discarded")
         }
     }
 }

@@ -54,6 +54,8 @@ package enum WorkerRunner {
         logger.notice("workers starting", metadata: [
             "database": "\(url)", "concurrency": "\(configuration.concurrency)",
             "batch_size": "\(configuration.batchSize)", "drain": "\(configuration.drain)",
+            "max_attempts": "\(configuration.retry.maxAttempts)", "retry_delay": "\(configuration.retry.baseDelay)",
+            "key_file": "\((keys.provider as? KeyFile)?.path ?? "a key provider")", "kek": "\(keys.provider.kekID)",
         ])
         try await ServiceGroup(configuration: group).run()
     }
