@@ -201,6 +201,12 @@ struct SealFenceTests {
             #expect(open.status != 0)
             #expect(open.standardError.contains("key file \(path) may be read by group or others (mode 644)"), "\(open.standardError.suffix(400))")
             #expect(open.standardError.contains("chmod 600"))
+            // Under --log-format json the refusal is a JSON log line too.
+            let json = try await ActiondProcess.run(["work", "--drain", "--log-format", "json"], database: db.url, environment: ["ACTIOND_KEY_FILE": path])
+            let last = try #require(json.standardError.split(separator: "\n").last)
+            let object = try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any]
+            #expect(object?["level"] as? String == "error")
+            #expect((object?["message"] as? String)?.contains("may be read by group or others") == true, "\(last)")
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
 
             // A forgotten list that cannot be read (a directory stands in for a file of

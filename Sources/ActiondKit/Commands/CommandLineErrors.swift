@@ -1,5 +1,6 @@
 import ActiondPostgres
 import ArgumentParser
+import Foundation
 import PostgresNIO
 
 extension AsyncParsableCommand {
@@ -15,10 +16,33 @@ extension AsyncParsableCommand {
                 try command.run()
             }
         } catch let error as PSQLError {
-            exit(withError: DatabaseCommandError(description: DatabaseFailure.describe(error)))
+            fail(DatabaseCommandError(description: DatabaseFailure.describe(error)))
         } catch {
-            exit(withError: error)
+            fail(error)
         }
+    }
+
+    /// Exits with `error`: as ArgumentParser prints it, or, under `--log-format json` (or
+    /// `ACTIOND_LOG_FORMAT=json`), as one JSON log line (time, level, message, label) like
+    /// every other line the process writes.
+    private static func fail(_ error: any Error) -> Never {
+        guard logsJSON, !(error is CleanExit), !(error is ExitCode) else { exit(withError: error) }
+        let object: [String: Any] = [
+            "time": Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted)),
+            "level": "error", "message": fullMessage(for: error), "label": "actiond",
+        ]
+        if let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) {
+            FileHandle.standardError.write(data + Data("\n".utf8))
+        }
+        Foundation.exit(exitCode(for: error).rawValue)
+    }
+
+    /// Whether the command line asks for JSON logs: the flag, else its variable.
+    private static var logsJSON: Bool {
+        let arguments = CommandLine.arguments
+        if let index = arguments.firstIndex(of: "--log-format"), index + 1 < arguments.count { return arguments[index + 1] == "json" }
+        if let inline = arguments.first(where: { $0.hasPrefix("--log-format=") }) { return inline == "--log-format=json" }
+        return ProcessInfo.processInfo.environment["ACTIOND_LOG_FORMAT"] == "json"
     }
 }
 

@@ -113,8 +113,11 @@ struct KeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             let logger = try options.makeLogger()
-            let old = try options.keyRing(command: "keys rotate", logger: logger).provider
             var new = try KeyFile(path: newKeyFile)
+            // Retiring needs only the new file: the old one, when configured, is read for its
+            // forgotten list (the new file's is carried either way).
+            let configured = try options.keyFilePath()
+            let old: any KeyProvider = retireOld && configured == nil ? new : try options.keyRing(command: "keys rotate", logger: logger).provider
             try await Database.withClient(options.database, logger: logger) { client, _ in
                 try await Migrator(client: client, logger: logger, handlers: Installed.handlers).prepare()
                 // The forgotten list moves with every step, so a forget made with the old file
