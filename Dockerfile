@@ -14,7 +14,8 @@ RUN swift build -c release --product actiond-worker \
     && cp "$(swift build -c release --show-bin-path)/actiond-worker" /actiond
 
 FROM swift:6.2-bookworm-slim
-RUN useradd --system --create-home actiond
+# A fixed uid, so that the key file mounted from the host can be owned by it (mode 0600).
+RUN useradd --system --uid 10001 --create-home actiond
 COPY --from=build /actiond /usr/local/bin/actiond
 USER actiond
 # `actiond work` serves /metrics, /health/live and /health/ready here (other commands ignore it).
