@@ -140,6 +140,17 @@ cmd_build() {
     else
         ./autogen.sh
     fi
+    # PostgreSQL 15.20 exports have_createdb_privilege(), which Citus 13.2.2 defines itself
+    # as a static inline for the versions that did not: its own copy is renamed (its callers
+    # follow the #define), so both compile. Only in the build folder; nothing else changes.
+    local compat=src/include/pg_version_compat.h
+    if grep -qs "extern bool have_createdb_privilege" "$("$PG_CONFIG" --includedir-server)/commands/dbcommands.h" \
+        && grep -q "^have_createdb_privilege(void)" "$compat"; then
+        say "renaming Citus' own have_createdb_privilege (this server's headers export one)"
+        sed -i 's/^have_createdb_privilege(void)/citus_have_createdb_privilege(void)/' "$compat"
+        sed -i '0,/^static inline bool$/{/^static inline bool$/i #define have_createdb_privilege citus_have_createdb_privilege
+}' "$compat"
+    fi
     # Without libcurl: no anonymous usage statistics are sent from a test cluster.
     ./configure PG_CONFIG="$PG_CONFIG" --without-libcurl
     make -j"$(nproc)"

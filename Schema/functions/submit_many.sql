@@ -58,7 +58,8 @@ begin
     --    The forget is checked again under the lock: a forget that committed while this
     --    submit waited for it (actiond forget takes the same lock) refuses the user's events
     --    too. Read only when a user of the batch is fenced, found by its key.
-    if exists (select from actiond.forgotten_users f
+    -- (select 1: Citus cannot plan a select list of no columns over a distributed table.)
+    if exists (select 1 from actiond.forgotten_users f
                where f.user_id = any (array(select i.e ->> 'user_id' from unnest(events, messages) as i(e, message) where i.message is null))
                  and f.new_key_allowed_at is null) then
         select array_agg(case when f.user_id is null then i.code else '23000' end order by i.n),

@@ -56,8 +56,8 @@ package enum KeyStore {
                 try await connection.transaction(logger: logger) { connection in
                     try await connection.query("SET LOCAL statement_timeout = '5s'", logger: logger).drain()
                     return try await connection.query("""
-                        SELECT exists (SELECT FROM actiond.events e JOIN actiond.outcomes o USING (user_id, position) WHERE e.data ? 'text')
-                            OR exists (SELECT FROM actiond.domain_events d
+                        SELECT exists (SELECT 1 FROM actiond.events e JOIN actiond.outcomes o USING (user_id, position) WHERE e.data ? 'text')
+                            OR exists (SELECT 1 FROM actiond.domain_events d
                                        WHERE d.stream_user <> '' AND jsonb_path_exists(d.data, 'strict $.** ? (@.type() == "string" && @ starts with "plain.")'))
                         """, logger: logger).collect().first?.decode(Bool.self) ?? false
                 }
