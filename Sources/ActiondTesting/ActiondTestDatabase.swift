@@ -25,18 +25,30 @@ import PostgresNIO
 public struct ActiondTestDatabase: Sendable {
     let database: TestDatabase
     let handlers: CategoryHandlers
+    let keys: KeyRing
 
-    /// The database's connection string (for `actiond` commands run as child processes).
+    /// The database's connection string (for `actiond` commands run as child processes, with
+    /// `keyFile` as their `ACTIOND_KEY_FILE`).
     public var url: String { database.url.string }
+
+    /// The key file this database's workers seal protected text with: made for this database
+    /// alone (mode 0600, removed afterwards), so a `forget(user:)` here touches no other test.
+    public let keyFile: String
 
     /// Runs `body` with a fresh database migrated with `handlers` beside the built-in ones.
     public static func with<Result: Sendable>(handlers: [any CategoryHandler] = [],
                                               test: String = #function, file: String = #fileID,
                                               _ body: (ActiondTestDatabase) async throws -> Result) async throws -> Result {
         let set = try CategoryHandlers(handlers)
+        let keyFile = FileManager.default.temporaryDirectory.appending(path: "actiond-test-\(UUID().uuidString).key").path
+        let keys = KeyRing(provider: try KeyFile.create(at: keyFile))
+        defer {
+            try? FileManager.default.removeItem(atPath: keyFile)
+            try? FileManager.default.removeItem(atPath: keyFile + ".forgotten")
+        }
         return try await TestDatabase.with(test: test, file: file) { database in
             _ = try await Migrator(client: database.client, logger: database.logger, handlers: set).migrate()
-            return try await body(ActiondTestDatabase(database: database, handlers: set))
+            return try await body(ActiondTestDatabase(database: database, handlers: set, keys: keys, keyFile: keyFile))
         }
     }
 
@@ -61,7 +73,9 @@ public struct ActiondTestDatabase: Sendable {
         public var message: String?
     }
 
-    /// Submits events (one JSON object each, as producers send them), in order.
+    /// Submits events (one JSON object each, as producers send them), in order, as plain SQL
+    /// submit does: protected text goes in clear, and the workers seal it when they take the
+    /// event (`actiond submit` seals it before it leaves the producer).
     public func submit(_ events: [String]) async throws -> [Submitted] {
         try await EventSubmitter(client: database.client, logger: database.logger).submit(events).map {
             Submitted(status: $0.status.rawValue, position: $0.position, errorCode: $0.errorCode, message: $0.message)
@@ -71,7 +85,7 @@ public struct ActiondTestDatabase: Sendable {
     /// Runs actiond's workers, with the handlers, until no event is left waiting for an
     /// outcome (held responses and stashes are not waited for, as `actiond work --drain`).
     public func work(concurrency: Int = 2) async throws {
-        try await Workers(client: database.client, keys: TestKeys.shared, router: EventRouter(handlers: handlers),
+        try await Workers(client: database.client, keys: keys, router: EventRouter(handlers: handlers),
                           configuration: WorkerConfiguration(concurrency: concurrency, drain: true), logger: database.logger).run()
     }
 
@@ -95,5 +109,40 @@ public struct ActiondTestDatabase: Sendable {
             outcomes[id] = outcome
         }
         return outcomes
+    }
+
+    /// Recomputes every projection from the log (what `actiond rebuild` does); returns whether
+    /// anything differed from what the workers built (false: rebuild equals live).
+    @discardableResult
+    public func rebuild() async throws -> Bool {
+        let summary = try await ProjectionRebuild(client: database.client, logger: database.logger, handlers: handlers, keys: keys).run()
+        return summary.removed > 0 || summary.written > 0
+    }
+
+    /// Forgets `user` (what `actiond forget USER` does): their data keys destroyed, their
+    /// stash integrated, their text reading as forgotten from then on.
+    public func forget(user: String) async throws {
+        _ = try await Forgetting(client: database.client, keys: keys, router: EventRouter(handlers: handlers), logger: database.logger)
+            .forget(user)
+    }
+
+    /// The rows of a read-only SQL query, as JSON objects (column name to value), run in a
+    /// read-only transaction: a query that writes fails.
+    public func query(_ sql: String) async throws -> [[String: JSONValue]] {
+        try await database.client.withConnection { connection in
+            try await connection.query("BEGIN READ ONLY", logger: database.logger).drain()
+            do {
+                let rows = try await connection.query(PostgresQuery(unsafeSQL: "SELECT row_to_json(q)::text FROM (\(sql)) q"),
+                                                      logger: database.logger).collect()
+                try await connection.query("ROLLBACK", logger: database.logger).drain()
+                return try rows.map { row in
+                    guard case .object(let object) = try JSONValue(parsing: try row.decode(String.self)) else { return [:] }
+                    return object
+                }
+            } catch {
+                try? await connection.query("ROLLBACK", logger: database.logger).drain()
+                throw error
+            }
+        }
     }
 }

@@ -39,4 +39,29 @@ struct OrderReadyLibraryTests {
             #expect(refused.first?.status == "refused" && refused.first?.message?.hasPrefix("data.action") == true)
         }
     }
+
+    /// The rest of the kit: a read-only query, `rebuild()` and `forget(user:)`, through the
+    /// public products only.
+    @Test func rebuildForgetAndQueryThroughTheKit() async throws {
+        try await ActiondTestDatabase.with(handlers: [OrderReadyHandler()]) { db in
+            try await db.loadCategories(from: Self.categories)
+            _ = try await db.submit([
+                Self.line("ready", "notification.sent", at: 0,
+                          #"{"request_id":"r1","payload":{"aps":{"category":"ORDER_READY","alert":{"title":"Ready","body":"Order 42"}},"ORDER_ID":"42"}}"#),
+                Self.line("msg", "notification.response", at: 6, #"{"request_id":"r1","action":"MESSAGE_COURIER_ACTION","locked":false,"text":"ring twice"}"#),
+            ])
+            try await db.work()
+            #expect(try await db.rebuild() == false, "rebuild equals what the workers built")
+            let counts = try await db.query("SELECT outcome, count(*) AS events FROM actiond.outcomes GROUP BY outcome")
+            #expect(counts == [["outcome": .string("applied"), "events": .number(2)]])
+            await #expect(throws: (any Error).self) { try await db.query("SELECT * FROM actiond.pause()") }
+            #expect(FileManager.default.fileExists(atPath: db.keyFile))
+
+            try await db.forget(user: "ana")
+            #expect(try await db.query("SELECT user_id FROM actiond.forgotten_users") == [["user_id": .string("ana")]])
+            #expect(try await db.rebuild() == false, "forgotten text reads as forgotten: the same state")
+            let later = try await db.submit([Self.line("later", "notification.response", at: 9, #"{"request_id":"r1","action":"ON_MY_WAY_ACTION","locked":false}"#)])
+            #expect(later.first?.status == "refused" && later.first?.errorCode == "23000")
+        }
+    }
 }
