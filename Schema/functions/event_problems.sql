@@ -1,7 +1,8 @@
 -- Every envelope and payload rule (docs/contract.md, "Input events"), for a whole batch in one query:
 -- one row per input, n its 1-based ordinal, with the first problem found as (code,
 -- message), or (null, null) when the event is acceptable. submit_many (and so submit)
--- calls it; it is the one definition of the rules.
+-- calls it; it is the one definition of the rules, but for the forget's fence, which
+-- submit_many checks under the users' order locks (so a submit racing a forget is refused).
 --
 -- A message names the field and the rule, never the field's value: messages reach the
 -- server's log and the producer's logs, and event content may be protected text.
@@ -41,9 +42,6 @@ begin
                                         actiond.string_field_problem(i.e -> 'type', 'type'),
                                         actiond.string_field_problem(i.e -> 'user_id', 'user_id', 200),
                                         actiond.string_field_problem(i.e -> 'occurred_at', 'occurred_at'))]
-            -- A forgotten user (actiond forget) until an operator allows a new key.
-            when forgotten.user_id is not null then
-                array['23000', 'user_id: this user was forgotten (actiond forget); their events are refused until an operator runs actiond forget USER --allow-new-key']
             when v.type not in ('notification.sent', 'notification.response', 'meeting.cancelled',
                                 'protected_data.unavailable', 'protected_data.available') then
                 array['22023', 'type: must be one of notification.sent, notification.response, '
@@ -175,9 +173,6 @@ begin
     left join actiond.categories c
            on c.version = (select actiond.current_category_version())
           and c.category = v.payload -> 'aps' ->> 'category'
-    -- The user's fence, when they were forgotten and no new key is allowed.
-    left join actiond.forgotten_users forgotten
-           on forgotten.user_id = i.e ->> 'user_id' and forgotten.new_key_allowed_at is null
     -- Its first custom key (in the category's order) that is missing or not a string.
     left join lateral (
         select r.key

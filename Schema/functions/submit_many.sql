@@ -55,9 +55,10 @@ begin
     perform actiond.lock_users(array(
         select i.e ->> 'user_id' from unnest(events, messages) as i(e, message) where i.message is null));
 
-    --    The forget is checked again under the lock: a forget that committed while this
-    --    submit waited for it (actiond forget takes the same lock) refuses the user's events
-    --    too. Read only when a user of the batch is fenced, found by its key.
+    --    A forgotten user's events are refused (23000) until an operator allows a new key.
+    --    Checked here, under the lock, not in event_problems: a forget that committed while
+    --    this submit waited for the lock (actiond forget takes the same one) is seen. Read
+    --    only when a user of the batch is fenced, found by its key.
     -- (select 1: Citus cannot plan a select list of no columns over a distributed table.)
     if exists (select 1 from actiond.forgotten_users f
                where f.user_id = any (array(select i.e ->> 'user_id' from unnest(events, messages) as i(e, message) where i.message is null))

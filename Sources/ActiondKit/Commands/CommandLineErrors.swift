@@ -42,7 +42,7 @@ extension AsyncParsableCommand {
         let arguments = CommandLine.arguments
         if let index = arguments.firstIndex(of: "--log-format"), index + 1 < arguments.count { return arguments[index + 1] == "json" }
         if let inline = arguments.first(where: { $0.hasPrefix("--log-format=") }) { return inline == "--log-format=json" }
-        return ProcessInfo.processInfo.environment["ACTIOND_LOG_FORMAT"] == "json"
+        return EnvironmentSettings.current.string("log-format") == "json"
     }
 }
 

@@ -161,25 +161,17 @@ package struct Resealing: Sendable {
     }
 
     /// A domain event as the table stores it.
-    package struct StoredDomainEvent: Sendable {
-        package var seq: Int64
-        package var position: Int64
-        package var stream: StreamKey
-        package var version: Int
-        package var data: String
-
-        package init(seq: Int64, position: Int64, stream: StreamKey, version: Int, data: String) {
-            self.seq = seq
-            self.position = position
-            self.stream = stream
-            self.version = version
-            self.data = data
-        }
+    struct StoredDomainEvent: Sendable {
+        var seq: Int64
+        var position: Int64
+        var stream: StreamKey
+        var version: Int
+        var data: String
     }
 
     /// Rewrites the domain events among `stored` that hold text in clear: sealed under their
     /// user's key, or forgotten for a forgotten user. In the caller's transaction.
-    package func rewriteDomainEvents(_ stored: [StoredDomainEvent], on connection: PostgresConnection) async throws -> (rewritten: Int, skipped: Int) {
+    func rewriteDomainEvents(_ stored: [StoredDomainEvent], on connection: PostgresConnection) async throws -> (rewritten: Int, skipped: Int) {
         let users = try await lockUsers(of: stored.map(\.stream.userID), on: connection)
         let keysAndFences = try await KeyStore.load(users: users, on: connection, logger: logger)
         let sealer = try await keys.sealer(keys: keysAndFences.keys, fences: keysAndFences.fences)
