@@ -59,7 +59,7 @@ struct LookAlikeIdentifierTests {
                 Line.sent("plain", request: "r2", category: "MESSAGE", keys: ["THREAD_ID": "th", "MESSAGE_ID": "m-1"]),
             ])
             #expect(results.map(\.status) == [.refused, .accepted])
-            #expect(results[0].errorCode == "23503")
+            #expect(results[0].errorCode == SQLState.foreignKeyViolation.rawValue)
             #expect(results[0].message?.hasPrefix("data.payload.aps.category:") == true, "\(results[0].message ?? "")")
             #expect(try await db.scalar("SELECT count(*) FROM actiond.events", as: Int.self) == 1)
         }

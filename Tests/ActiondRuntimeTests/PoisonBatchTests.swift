@@ -93,7 +93,7 @@ struct PoisonBatchTests {
             let (deadID, attempts, error) = try #require(dead.first)
             #expect(deadID == "bad-1" || deadID == "bad-2")
             #expect(attempts == 3)
-            #expect(error.contains("P0001") && error.contains("timer rows of user bad are refused by policy"), "\(error)")
+            #expect(error.contains(SQLState.raiseException.rawValue) && error.contains("timer rows of user bad are refused by policy"), "\(error)")
             let after = try await DomainProcessingTests.outcomes(db)
             #expect(after["bad-3"] == "applied" && after["bad-4"] == "applied", "the user's later events went on")
             #expect(try await db.scalar("SELECT count(*) FROM actiond.pending_events", as: Int.self) == 0)
@@ -137,7 +137,7 @@ struct PoisonBatchTests {
             let error = try await db.scalar("""
                 SELECT o.last_error FROM actiond.outcomes o JOIN actiond.events e USING (user_id, position) WHERE e.id = 'huge-2'
                 """, as: String.self)
-            #expect(error.hasPrefix("54000: "), "\(error)")
+            #expect(error.hasPrefix("\(SQLState.programLimitExceeded): "), "\(error)")
             let ledger = try await Ledger.read(db)
             #expect(ledger.outcomes == ledger.events && ledger.queued == 0 && ledger.usersWithWork == 0 && ledger.usersOff == 0, "\(ledger)")
         }

@@ -1,3 +1,4 @@
+import ActiondPostgres
 import ActiondTestSupport
 import PostgresNIO
 import Testing
@@ -11,8 +12,8 @@ struct DemoCommandTests {
             #expect(first.status == 0, "\(first.standardError)")
             let output = first.standardOutput
             #expect(output.contains("events for 40 people:") && output.contains("1 duplicate, 4 refused"), "\(output)")
-            #expect(output.contains("category identifiers are case-sensitive: refused [23503]"))
-            #expect(output.contains("a response without data.locked: refused [22023] data.locked"))
+            #expect(output.contains("category identifiers are case-sensitive: refused [\(SQLState.foreignKeyViolation)]"))
+            #expect(output.contains("a response without data.locked: refused [\(SQLState.invalidParameterValue)] data.locked"))
             #expect(output.contains("5. workers applied the sample"))
             #expect(output.contains("6. this run's outcomes:") && output.contains("superseded") && output.contains("rejected"))
             #expect(output.contains("report_queue:") && output.contains("report_latency"))

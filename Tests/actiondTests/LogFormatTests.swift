@@ -30,7 +30,7 @@ struct LogFormatTests {
             let lines = Self.objects(submit.standardError)
             let refused = lines.filter { $0["message"] as? String == "refused" }
             #expect(refused.count == 1)
-            #expect(refused.first?["level"] as? String == "error" && refused.first?["line"] as? String == "2" && refused.first?["sqlstate"] as? String == "22007")
+            #expect(refused.first?["level"] as? String == "error" && refused.first?["line"] as? String == "2" && refused.first?["sqlstate"] as? String == SQLState.invalidDatetimeFormat.rawValue)
             #expect((refused.first?["reason"] as? String)?.hasPrefix("occurred_at: must be an RFC 3339") == true)
 
             // The environment sets the format too, for the workers.

@@ -348,7 +348,7 @@ struct ProtectedTextTests {
                     try await Self.submitSQL([Self.line("forged", "notification.response", user: "ana", data)], db)
                     Issue.record("accepted: \(data)")
                 } catch let error as PSQLError {
-                    #expect(error.serverInfo?[.sqlState] == "22023")
+                    #expect(error.sqlState == .invalidParameterValue)
                     #expect(error.serverInfo?[.message]?.hasPrefix("data.text_sealed") == true, "\(String(describing: error.serverInfo?[.message]))")
                 }
             }
@@ -359,7 +359,7 @@ struct ProtectedTextTests {
                         #"{"request_id":"r9","payload":{"aps":{"category":"MESSAGE","alert":\#(alert)},"THREAD_ID":"t","MESSAGE_ID":"m"}}"#)], db)
                     Issue.record("a forged alert was accepted: \(alert)")
                 } catch let error as PSQLError {
-                    #expect(error.serverInfo?[.sqlState] == "22023")
+                    #expect(error.sqlState == .invalidParameterValue)
                     #expect(error.serverInfo?[.message]?.hasPrefix("data.payload.aps.alert") == true, "\(String(describing: error.serverInfo?[.message]))")
                 }
             }

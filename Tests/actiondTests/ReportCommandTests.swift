@@ -56,7 +56,7 @@ struct ReportCommandTests {
             try await db.client.query("ALTER DATABASE \(unescaped: name) SET default_transaction_read_only = on", logger: db.logger).drain()
             let result = try await ActiondProcess.run(["report", "queue"], database: db.url)
             #expect(result.status == 1)
-            #expect(result.standardError.contains("25006: cannot execute"), "\(result.standardError)")
+            #expect(result.standardError.contains("\(SQLState.readOnlySQLTransaction): cannot execute"), "\(result.standardError)")
             #expect(!result.standardError.contains("Generic description"), "\(result.standardError)")
         }
     }

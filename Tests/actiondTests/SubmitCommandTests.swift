@@ -1,3 +1,4 @@
+import ActiondPostgres
 import ActiondTestSupport
 import PostgresNIO
 import Foundation
@@ -31,9 +32,9 @@ struct SubmitCommandTests {
             #expect(run.standardOutput.contains("6 events: 2 accepted, 1 duplicate, 3 refused"), "\(run.standardOutput)")
             let refused = run.standardError.split(separator: "\n").filter { $0.hasPrefix("line ") }
             #expect(refused.count == 3, "\(run.standardError)")
-            #expect(refused.first?.hasPrefix("line 3: refused [22P02] event: not valid JSON") == true, "\(refused)")
-            #expect(refused.dropFirst().first?.hasPrefix("line 5: refused [23505] id: was already submitted for this user_id with different content") == true, "\(refused)")
-            #expect(refused.last?.hasPrefix(#"line 6: refused [22007] occurred_at: must be an RFC 3339 date-time"#) == true, "\(refused)")
+            #expect(refused.first?.hasPrefix("line 3: refused [\(SQLState.invalidTextRepresentation)] event: not valid JSON") == true, "\(refused)")
+            #expect(refused.dropFirst().first?.hasPrefix("line 5: refused [\(SQLState.uniqueViolation)] id: was already submitted for this user_id with different content") == true, "\(refused)")
+            #expect(refused.last?.hasPrefix(#"line 6: refused [\#(SQLState.invalidDatetimeFormat)] occurred_at: must be an RFC 3339 date-time"#) == true, "\(refused)")
             #expect(try await db.scalar("SELECT string_agg(id, ',' ORDER BY position) FROM actiond.events", as: String.self) == "a,c")
         }
     }
@@ -101,7 +102,7 @@ struct SubmitCommandTests {
             #expect(refused.count == overCap.count, "\(run.standardError.prefix(2000))")
             for (line, (text, expected)) in zip(refused, overCap) {
                 let number = lines.firstIndex(of: text)! + 1
-                #expect(line.hasPrefix("line \(number): refused [22023] \(expected)"), "\(line.prefix(300))")
+                #expect(line.hasPrefix("line \(number): refused [\(SQLState.invalidParameterValue)] \(expected)"), "\(line.prefix(300))")
             }
 
             let work = try await ActiondProcess.run(["work", "--drain"], database: db.url)

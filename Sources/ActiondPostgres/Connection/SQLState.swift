@@ -22,6 +22,7 @@ package struct SQLState: RawRepresentable, Hashable, Sendable, ExpressibleByStri
     package static let integrityConstraintViolation: SQLState = "23000"
     package static let foreignKeyViolation: SQLState = "23503"
     package static let uniqueViolation: SQLState = "23505"
+    package static let readOnlySQLTransaction: SQLState = "25006"
     package static let invalidAuthorizationSpecification: SQLState = "28000"
     package static let invalidPassword: SQLState = "28P01"
     package static let invalidCatalogName: SQLState = "3D000"
@@ -31,9 +32,12 @@ package struct SQLState: RawRepresentable, Hashable, Sendable, ExpressibleByStri
     package static let insufficientPrivilege: SQLState = "42501"
     package static let undefinedFunction: SQLState = "42883"
     package static let tooManyConnections: SQLState = "53300"
+    package static let programLimitExceeded: SQLState = "54000"
     package static let lockNotAvailable: SQLState = "55P03"
     package static let queryCanceled: SQLState = "57014"
     package static let cannotConnectNow: SQLState = "57P03"
+    package static let raiseException: SQLState = "P0001"
+    package static let internalError: SQLState = "XX000"
 
     // actiond's own (Schema/functions), one reason each.
     /// prune: the partition's ids are being forgotten by no prune (log_prune_forget).
