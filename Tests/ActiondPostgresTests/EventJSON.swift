@@ -1,11 +1,13 @@
 import ActiondDomain
+import ActiondTestSupport
 import Foundation
 
 /// Valid events to submit, and ways to break them one field at a time.
 enum EventJSON {
-    static func envelope(_ id: String, _ type: String, user: String = "ana", at time: String = "2026-11-22T09:30:00Z",
+    static func envelope(_ id: String, _ type: String, user: String = "ana", at time: String = EventLine.defaultTime,
                          data: [String: JSONValue]) -> JSONValue {
-        .object(["id": .string(id), "type": .string(type), "user_id": .string(user), "occurred_at": .string(time), "data": .object(data)])
+        // The line every test submits (EventLine), as a value to break one field at a time.
+        try! JSONValue(parsing: EventLine.json(id, type, user: user, at: time, data: JSONValue.object(data).jsonText()))
     }
 
     static func invitation(_ id: String = "sent-1", user: String = "ana", request: String = "req-1", meeting: String = "m-1") -> JSONValue {

@@ -224,7 +224,7 @@ enum Line {
     static let epoch = Date(timeIntervalSince1970: 1_795_000_000)
 
     static func envelope(_ id: String, _ type: String, user: String, at seconds: Double, data: String) -> String {
-        #"{"id":"\#(id)","type":"\#(type)","user_id":"\#(user)","occurred_at":"\#(MicrosecondTimestamp.format(epoch.addingTimeInterval(seconds)))","data":\#(data)}"#
+        EventLine.json(id, type, user: user, at: MicrosecondTimestamp.format(epoch.addingTimeInterval(seconds)), data: data)
     }
 
     static func sent(_ id: String, request: String, category: String, user: String = "ana", at seconds: Double = 0, keys: [String: String] = [:]) -> String {

@@ -9,25 +9,21 @@ import Testing
 /// them (a snooze into 2100), odd microseconds included, go through the workers and read back in every report.
 @Suite("Time range", .timeLimit(.minutes(3)))
 struct TimeRangeTests {
-    static func event(_ id: String, _ type: String, at time: String, data: String) -> String {
-        #"{"id":"\#(id)","type":"\#(type)","user_id":"ana","occurred_at":"\#(time)","data":\#(data)}"#
-    }
-
     @Test func theEdgesOfTheRangeAndALeapSecondReadBackInEveryReport() async throws {
         try await TestDatabase.with { db in
             try await DomainProcessingTests.submit([
-                Self.event("tim", "notification.sent", at: "2099-12-31T23:00:00Z",
-                           data: #"{"request_id":"t","payload":{"aps":{"category":"TIMER_EXPIRED"},"TIMER_ID":"t1"}}"#),
-                Self.event("snooze", "notification.response", at: "2099-12-31T23:59:00.123457Z",
-                           data: #"{"request_id":"t","action":"SNOOZE_ACTION","locked":false}"#),
-                Self.event("inv", "notification.sent", at: "1900-01-01T00:00:00.000001Z",
-                           data: #"{"request_id":"i","payload":{"aps":{"category":"MEETING_INVITATION"},"MEETING_ID":"m1"}}"#),
-                Self.event("accept", "notification.response", at: "1900-01-01T00:00:00.000001Z",
-                           data: #"{"request_id":"i","action":"ACCEPT_ACTION","locked":false}"#),
-                Self.event("msg", "notification.sent", at: "2016-12-31T23:59:59Z",
-                           data: #"{"request_id":"m","payload":{"aps":{"category":"MESSAGE"},"THREAD_ID":"th","MESSAGE_ID":"m-1"}}"#),
-                Self.event("read", "notification.response", at: "2016-12-31T23:59:60Z",
-                           data: #"{"request_id":"m","action":"MARK_READ_ACTION","locked":false}"#),
+                EventLine.json("tim", "notification.sent", at: "2099-12-31T23:00:00Z",
+                               data: #"{"request_id":"t","payload":{"aps":{"category":"TIMER_EXPIRED"},"TIMER_ID":"t1"}}"#),
+                EventLine.json("snooze", "notification.response", at: "2099-12-31T23:59:00.123457Z",
+                               data: #"{"request_id":"t","action":"SNOOZE_ACTION","locked":false}"#),
+                EventLine.json("inv", "notification.sent", at: "1900-01-01T00:00:00.000001Z",
+                               data: #"{"request_id":"i","payload":{"aps":{"category":"MEETING_INVITATION"},"MEETING_ID":"m1"}}"#),
+                EventLine.json("accept", "notification.response", at: "1900-01-01T00:00:00.000001Z",
+                               data: #"{"request_id":"i","action":"ACCEPT_ACTION","locked":false}"#),
+                EventLine.json("msg", "notification.sent", at: "2016-12-31T23:59:59Z",
+                               data: #"{"request_id":"m","payload":{"aps":{"category":"MESSAGE"},"THREAD_ID":"th","MESSAGE_ID":"m-1"}}"#),
+                EventLine.json("read", "notification.response", at: "2016-12-31T23:59:60Z",
+                               data: #"{"request_id":"m","action":"MARK_READ_ACTION","locked":false}"#),
             ], to: db)
             try await DomainProcessingTests.drain(db)
             #expect(Set(try await DomainProcessingTests.outcomes(db).values) == ["applied"])

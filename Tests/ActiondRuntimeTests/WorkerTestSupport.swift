@@ -8,7 +8,7 @@ import Synchronization
 /// Events for worker tests: meeting.cancelled, which needs no category.
 enum WorkerEvents {
     static func json(_ id: String, user: String) -> String {
-        #"{"id":"\#(id)","type":"meeting.cancelled","user_id":"\#(user)","occurred_at":"2026-11-22T09:30:00Z","data":{"meeting_id":"m"}}"#
+        EventLine.json(id, "meeting.cancelled", user: user, data: #"{"meeting_id":"m"}"#)
     }
 
     /// `perUser` events for each of `users` users, interleaved: u0, u1, …, u0, u1, …

@@ -195,7 +195,8 @@ struct CitusTests {
 
     /// A response of the workload's user `citus-u<user>`.
     static func response(_ id: String, user: Int, request: String, action: String, at time: Double) -> String {
-        #"{"id":"\#(id)","type":"notification.response","user_id":"citus-u\#(user)","occurred_at":"\#(at(time))","data":{"request_id":"\#(request)","action":"\#(action)","locked":false}}"#
+        EventLine.json(id, "notification.response", user: "citus-u\(user)", at: at(time),
+                       data: #"{"request_id":"\#(request)","action":"\#(action)","locked":false}"#)
     }
 
     /// After the workload, in rounds each drained before the next: the organizers of every
@@ -207,7 +208,8 @@ struct CitusTests {
     static func rounds(users: Int) -> [[String]] {
         let groups = Array(stride(from: 0, to: users / 5, by: 2))
         let cancels = groups.map { group in
-            #"{"id":"citus-cancel-\#(group)","type":"meeting.cancelled","user_id":"citus-u\#(group * 5)","occurred_at":"\#(Self.at(150))","data":{"meeting_id":"citus-meeting-\#(group)"}}"#
+            EventLine.json("citus-cancel-\(group)", "meeting.cancelled", user: "citus-u\(group * 5)", at: Self.at(150),
+                           data: #"{"meeting_id":"citus-meeting-\#(group)"}"#)
         }
         let answers = groups.flatMap { group in
             (group * 5..<group * 5 + 5).map { user in
@@ -218,7 +220,8 @@ struct CitusTests {
             Self.response("citus-early-\(group)", user: group * 5 + 1, request: "citus-other-\(group)", action: "SNOOZE_ACTION", at: 9_100)
         }
         let sent = groups.map { group in
-            #"{"id":"citus-other-sent-\#(group)","type":"notification.sent","user_id":"citus-u\#(group * 5)","occurred_at":"\#(Self.at(9_050))","data":{"request_id":"citus-other-\#(group)","payload":{"aps":{"category":"TIMER_EXPIRED","alert":{"title":"Tea","body":"Tea"}},"TIMER_ID":"citus-other-\#(group)-t"}}}"#
+            EventLine.json("citus-other-sent-\(group)", "notification.sent", user: "citus-u\(group * 5)", at: Self.at(9_050),
+                           data: #"{"request_id":"citus-other-\#(group)","payload":{"aps":{"category":"TIMER_EXPIRED","alert":{"title":"Tea","body":"Tea"}},"TIMER_ID":"citus-other-\#(group)-t"}}"#)
         }
         return [cancels, answers, early, sent]
     }
@@ -292,13 +295,16 @@ struct CitusTests {
             """, logger: logger).drain()
         let at = "2026-11-25T09:00:00Z"
         var lines = (0..<300).map { user in
-            #"{"id":"prune-\#(user)","type":"meeting.cancelled","user_id":"prune-u\#(user % 40)","occurred_at":"\#(at)","data":{"meeting_id":"prune-m\#(user)"}}"#
+            EventLine.json("prune-\(user)", "meeting.cancelled", user: "prune-u\(user % 40)", at: at, data: #"{"meeting_id":"prune-m\#(user)"}"#)
         }
         lines += [
-            #"{"id":"prune-held","type":"notification.response","user_id":"prune-u1","occurred_at":"\#(at)","data":{"request_id":"prune-never-sent","action":"ACCEPT_ACTION","locked":false}}"#,
-            #"{"id":"prune-lock","type":"protected_data.unavailable","user_id":"prune-u2","occurred_at":"\#(at)","data":{}}"#,
-            #"{"id":"prune-sent","type":"notification.sent","user_id":"prune-u2","occurred_at":"\#(at)","data":{"request_id":"prune-msg","payload":{"aps":{"category":"MESSAGE","alert":{"title":"t","body":"b"}},"THREAD_ID":"prune-t","MESSAGE_ID":"prune-q"}}}"#,
-            #"{"id":"prune-reply","type":"notification.response","user_id":"prune-u2","occurred_at":"2026-11-25T09:01:00Z","data":{"request_id":"prune-msg","action":"REPLY_ACTION","text":"later","locked":true}}"#,
+            EventLine.json("prune-held", "notification.response", user: "prune-u1", at: at,
+                           data: #"{"request_id":"prune-never-sent","action":"ACCEPT_ACTION","locked":false}"#),
+            EventLine.json("prune-lock", "protected_data.unavailable", user: "prune-u2", at: at),
+            EventLine.json("prune-sent", "notification.sent", user: "prune-u2", at: at,
+                           data: #"{"request_id":"prune-msg","payload":{"aps":{"category":"MESSAGE","alert":{"title":"t","body":"b"}},"THREAD_ID":"prune-t","MESSAGE_ID":"prune-q"}}"#),
+            EventLine.json("prune-reply", "notification.response", user: "prune-u2", at: "2026-11-25T09:01:00Z",
+                           data: #"{"request_id":"prune-msg","action":"REPLY_ACTION","text":"later","locked":true}"#),
         ]
         let submitted = try await ActiondProcess.run(["submit", "-"], database: citus, input: lines.joined(separator: "\n"))
         #expect(submitted.standardOutput.contains("\(lines.count) accepted"), "\(submitted.standardOutput)")
@@ -459,8 +465,10 @@ struct CitusTests {
             Self.response(id, user: user, request: "citus-u\(user)-invite", action: "ACCEPT_ACTION", at: time)
         }
         func timer(_ user: String, _ timer: String) -> [String] {
-            [#"{"id":"\#(timer)-sent","type":"notification.sent","user_id":"\#(user)","occurred_at":"\#(at(200))","data":{"request_id":"\#(timer)-req","payload":{"aps":{"category":"TIMER_EXPIRED"},"TIMER_ID":"\#(timer)"}}}"#,
-             #"{"id":"\#(timer)-snooze","type":"notification.response","user_id":"\#(user)","occurred_at":"\#(at(210))","data":{"request_id":"\#(timer)-req","action":"SNOOZE_ACTION","locked":false}}"#]
+            [EventLine.json("\(timer)-sent", "notification.sent", user: user, at: at(200),
+                            data: #"{"request_id":"\#(timer)-req","payload":{"aps":{"category":"TIMER_EXPIRED"},"TIMER_ID":"\#(timer)"}}"#),
+             EventLine.json("\(timer)-snooze", "notification.response", user: user, at: at(210),
+                            data: #"{"request_id":"\#(timer)-req","action":"SNOOZE_ACTION","locked":false}"#)]
         }
         let refused = "SELECT count(*)::int FROM actiond.outcomes o JOIN actiond.events e USING (user_id, position) WHERE e.id = $1 AND o.reason = 'meeting_cancelled'"
         // Before the move: submitted through SQL and decided by workers in this process, as a
@@ -532,11 +540,13 @@ struct CitusTests {
         func at(_ minutes: Int) -> String { "2026-11-25T10:\(String(format: "%02d", minutes)):00Z" }
         let users = 0..<200
         let sent = users.map { user in
-            #"{"id":"shape-\#(user)-sent","type":"notification.sent","user_id":"shape-u\#(user)","occurred_at":"\#(at(0))","data":{"request_id":"shape-\#(user)-req","payload":{"aps":{"category":"TIMER_EXPIRED","alert":{"title":"t"}},"TIMER_ID":"shape-\#(user)-t"}}}"#
+            EventLine.json("shape-\(user)-sent", "notification.sent", user: "shape-u\(user)", at: at(0),
+                           data: #"{"request_id":"shape-\#(user)-req","payload":{"aps":{"category":"TIMER_EXPIRED","alert":{"title":"t"}},"TIMER_ID":"shape-\#(user)-t"}}"#)
         }
         let snoozes = users.flatMap { user in
             (1...5).map { k in
-                #"{"id":"shape-\#(user)-snooze-\#(k)","type":"notification.response","user_id":"shape-u\#(user)","occurred_at":"\#(at(k))","data":{"request_id":"shape-\#(user)-req","action":"SNOOZE_ACTION","locked":false}}"#
+                EventLine.json("shape-\(user)-snooze-\(k)", "notification.response", user: "shape-u\(user)", at: at(k),
+                               data: #"{"request_id":"shape-\#(user)-req","action":"SNOOZE_ACTION","locked":false}"#)
             }
         }
         _ = try await ActiondProcess.run(["submit", "-"], database: citus, input: sent.joined(separator: "\n"))

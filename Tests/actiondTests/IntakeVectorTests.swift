@@ -32,8 +32,8 @@ struct IntakeVectorTests {
     }
 
     static func reply(_ id: String, sealed: String) -> String {
-        ProtectedTextTests.line(id, "notification.response", user: "ana", at: 5,
-                                #"{"request_id":"ana-r","action":"REPLY_ACTION","locked":false,"text_sealed":"\#(sealed)"}"#)
+        EventLine.json(id, "notification.response", user: "ana", at: 5,
+                       data: #"{"request_id":"ana-r","action":"REPLY_ACTION","locked":false,"text_sealed":"\#(sealed)"}"#)
     }
 
     @Test func textSealedByAnIndependentHPKEOpensForItsEventAlone() async throws {
@@ -45,8 +45,8 @@ struct IntakeVectorTests {
             let printed = try await ActiondProcess.run(["keys", "intake-public-key"], database: db.url, environment: environment)
             #expect(printed.standardOutput.contains(#""kid":"\#(Self.kid)""#) && printed.standardOutput.contains(Self.publicKey), "\(printed.standardOutput)")
 
-            let sent = ProtectedTextTests.line("ana-sent", "notification.sent", user: "ana",
-                #"{"request_id":"ana-r","payload":{"aps":{"category":"MESSAGE","alert":{"title":"From Bo","body":"Lunch?"}},"THREAD_ID":"th","MESSAGE_ID":"m1"}}"#)
+            let sent = EventLine.json("ana-sent", "notification.sent", user: "ana", at: 0,
+                data: #"{"request_id":"ana-r","payload":{"aps":{"category":"MESSAGE","alert":{"title":"From Bo","body":"Lunch?"}},"THREAD_ID":"th","MESSAGE_ID":"m1"}}"#)
             try await ProtectedTextTests.submitSQL([sent, Self.reply("vec-1", sealed: Self.forAnaVec1),
                                                     Self.reply("vec-2", sealed: Self.forBobVec2),   // sealed for another user and event
                                                     Self.reply("vec-3", sealed: Self.forAnaVec1)],  // moved to another event

@@ -22,8 +22,8 @@ struct LogFormatTests {
     @Test func everyLineOfAJSONRunParses() async throws {
         try await TestDatabase.with { db in
             let input = [
-                #"{"id":"ok","type":"meeting.cancelled","user_id":"ana","occurred_at":"2026-11-22T09:30:00Z","data":{"meeting_id":"m"}}"#,
-                #"{"id":"bad","type":"meeting.cancelled","user_id":"ana","occurred_at":"yesterday","data":{"meeting_id":"m"}}"#,
+                EventLine.json("ok", "meeting.cancelled", data: #"{"meeting_id":"m"}"#),
+                EventLine.json("bad", "meeting.cancelled", at: "yesterday", data: #"{"meeting_id":"m"}"#),
             ].joined(separator: "\n")
             let submit = try await ActiondProcess.run(["submit", "-", "--log-format", "json"], database: db.url, input: input, logLevel: "debug")
             #expect(submit.status == 1, "a refused line")

@@ -8,25 +8,21 @@ import Testing
 /// their most verbose), not PostgreSQL's (a refused `submit` written as literal SQL).
 @Suite("Log privacy", .timeLimit(.minutes(3)))
 struct LogPrivacyTests {
-    static func line(_ id: String, _ type: String, user: String = "ana", at time: String = "2026-11-22T09:30:00Z", _ data: String) -> String {
-        #"{"id":"\#(id)","type":"\#(type)","user_id":"\#(user)","occurred_at":"\#(time)","data":\#(data)}"#
-    }
-
     @Test func aMarkerInAcceptedAndRefusedEventsAppearsInNoLog() async throws {
         let marker = "SECRET-\(UUID().uuidString)"
         let tag = "tag_\(UUID().uuidString.lowercased().prefix(8))"
         let payload = #"{"aps":{"category":"MESSAGE","alert":{"title":"Hi","body":"\#(marker) body"}},"THREAD_ID":"th","MESSAGE_ID":"m1"}"#
         let lines = [
             // Accepted, then applied by the workers: the reply's text and the message body.
-            Self.line("sent", "notification.sent", #"{"request_id":"r1","payload":\#(payload)}"#),
-            Self.line("reply", "notification.response", #"{"request_id":"r1","action":"REPLY_ACTION","locked":false,"text":"\#(marker) reply"}"#),
+            EventLine.json("sent", "notification.sent", data: #"{"request_id":"r1","payload":\#(payload)}"#),
+            EventLine.json("reply", "notification.response", data: #"{"request_id":"r1","action":"REPLY_ACTION","locked":false,"text":"\#(marker) reply"}"#),
             // Refused, each for a rule about a field that carries the marker.
-            Self.line("long", "notification.response", #"{"request_id":"r1","action":"REPLY_ACTION","locked":false,"text":"\#(marker)\#(String(repeating: "x", count: 4100))"}"#),
-            Self.line("type", "\(marker).type", "{}"),
-            Self.line("time", "meeting.cancelled", at: marker, #"{"meeting_id":"m"}"#),
-            Self.line("category", "notification.sent", #"{"request_id":"r2","payload":{"aps":{"category":"\#(marker)"}}}"#),
-            Self.line("user", "notification.sent", #"{"request_id":"r3","payload":{"aps":{"category":"GENERAL"},"USER_ID":"\#(marker)"}}"#),
-            Self.line("reply", "notification.response", #"{"request_id":"r1","action":"REPLY_ACTION","locked":false,"text":"\#(marker) changed"}"#),
+            EventLine.json("long", "notification.response", data: #"{"request_id":"r1","action":"REPLY_ACTION","locked":false,"text":"\#(marker)\#(String(repeating: "x", count: 4100))"}"#),
+            EventLine.json("type", "\(marker).type", data: "{}"),
+            EventLine.json("time", "meeting.cancelled", at: marker, data: #"{"meeting_id":"m"}"#),
+            EventLine.json("category", "notification.sent", data: #"{"request_id":"r2","payload":{"aps":{"category":"\#(marker)"}}}"#),
+            EventLine.json("user", "notification.sent", data: #"{"request_id":"r3","payload":{"aps":{"category":"GENERAL"},"USER_ID":"\#(marker)"}}"#),
+            EventLine.json("reply", "notification.response", data: #"{"request_id":"r1","action":"REPLY_ACTION","locked":false,"text":"\#(marker) changed"}"#),
             #"{"id":"broken","text":"\#(marker)" oops}"#,
         ]
         try await TestDatabase.with { db in
@@ -41,7 +37,7 @@ struct LogPrivacyTests {
             // A producer writing its submit as literal SQL: refused, and so logged by the server.
             // The unknown field's name is a field path, which the error names: it shows that
             // this statement's error reached the log, without the marker.
-            for literal in [#"{"id":"x","type":"bogus","user_id":"\#(marker)","occurred_at":"\#(marker)","data":{}}"#,
+            for literal in [EventLine.json("x", "bogus", user: marker, at: marker),
                             #"{"\#(tag)":1,"text":"\#(marker)"}"#, "{\(marker)"] {
                 await #expect(throws: PSQLError.self) {
                     try await db.client.query(PostgresQuery(unsafeSQL: "SELECT actiond.submit('\(literal)'::jsonb)"), logger: db.logger).drain()

@@ -27,8 +27,11 @@ struct OperationsEndpointTests {
     @Test func metricsCountProcessedEventsByOutcome() async throws {
         try await TestDatabase.with { db in
             // 30 applied (meeting cancellations) and 5 rejected (answers to notifications never sent).
-            let applied = (0..<30).map { #"{"id":"c\#($0)","type":"meeting.cancelled","user_id":"user-\#($0 % 7)","occurred_at":"2026-11-22T09:30:00Z","data":{"meeting_id":"m"}}"# }
-            let rejected = (0..<5).map { #"{"id":"r\#($0)","type":"notification.response","user_id":"secret-user-\#($0)","occurred_at":"2026-11-22T09:31:00Z","data":{"request_id":"nope-\#($0)","action":"ACCEPT_ACTION","locked":false}}"# }
+            let applied = (0..<30).map { EventLine.json("c\($0)", "meeting.cancelled", user: "user-\($0 % 7)", data: #"{"meeting_id":"m"}"#) }
+            let rejected = (0..<5).map {
+                EventLine.json("r\($0)", "notification.response", user: "secret-user-\($0)", at: "2026-11-22T09:31:00Z",
+                               data: #"{"request_id":"nope-\#($0)","action":"ACCEPT_ACTION","locked":false}"#)
+            }
             let submitted = try await ActiondProcess.run(["submit", "-"], database: db.url, input: (applied + rejected).joined(separator: "\n"))
             #expect(submitted.status == 0, "\(submitted.standardError)")
 

@@ -9,7 +9,7 @@ import Testing
 struct PauseCommandTests {
     static func events(_ prefix: String, users: [String], each: Int) -> String {
         users.flatMap { user in
-            (0..<each).map { #"{"id":"\#(prefix)-\#(user)-\#($0)","type":"meeting.cancelled","user_id":"\#(user)","occurred_at":"2026-11-22T09:30:00Z","data":{"meeting_id":"m"}}"# }
+            (0..<each).map { EventLine.json("\(prefix)-\(user)-\($0)", "meeting.cancelled", user: user, data: #"{"meeting_id":"m"}"#) }
         }.joined(separator: "\n")
     }
 

@@ -13,18 +13,13 @@ import Testing
 /// forgotten for good by `actiond forget`, backups restored included.
 @Suite("Protected text", .timeLimit(.minutes(5)))
 struct ProtectedTextTests {
-    static func line(_ id: String, _ type: String, user: String, at seconds: Int = 0, _ data: String) -> String {
-        let time = String(format: "2026-11-22T09:%02d:%02dZ", seconds / 60, seconds % 60)
-        return #"{"id":"\#(id)","type":"\#(type)","user_id":"\#(user)","occurred_at":"\#(time)","data":\#(data)}"#
-    }
-
     /// A MESSAGE notification whose body is `body`, and `replies` replies to it.
     static func conversation(_ user: String, body: String, replies: [String], locked: Bool = false, from: Int = 0) -> [String] {
-        [line("\(user)-sent", "notification.sent", user: user, at: from,
-              #"{"request_id":"\#(user)-r","payload":{"aps":{"category":"MESSAGE","alert":{"title":"From Ana","body":"\#(body)"}},"THREAD_ID":"th","MESSAGE_ID":"m1"}}"#)]
+        [EventLine.json("\(user)-sent", "notification.sent", user: user, at: from,
+                        data: #"{"request_id":"\#(user)-r","payload":{"aps":{"category":"MESSAGE","alert":{"title":"From Ana","body":"\#(body)"}},"THREAD_ID":"th","MESSAGE_ID":"m1"}}"#)]
             + replies.enumerated().map { index, text in
-                line("\(user)-reply-\(index)", "notification.response", user: user, at: from + index + 1,
-                     #"{"request_id":"\#(user)-r","action":"REPLY_ACTION","locked":\#(locked),"text":"\#(text)"}"#)
+                EventLine.json("\(user)-reply-\(index)", "notification.response", user: user, at: from + index + 1,
+                               data: #"{"request_id":"\#(user)-r","action":"REPLY_ACTION","locked":\#(locked),"text":"\#(text)"}"#)
             }
     }
 
@@ -168,9 +163,9 @@ struct ProtectedTextTests {
             _ = try await run(["submit", "-"], input: (Self.conversation(wren, body: "\(marker) w", replies: ["\(marker) w1"])
                 + Self.conversation(kept, body: "kept body", replies: ["kept reply"])
                 + Self.conversation(una, body: "\(marker) u", replies: ["\(marker) u1"])
-                + [Self.line("una-lock", "protected_data.unavailable", user: una, at: 30, "{}"),
-                   Self.line("una-late", "notification.response", user: una, at: 31,
-                             #"{"request_id":"una-r","action":"REPLY_ACTION","locked":true,"text":"\#(marker) u2"}"#)]).joined(separator: "\n"))
+                + [EventLine.json("una-lock", "protected_data.unavailable", user: una, at: 30, data: "{}"),
+                   EventLine.json("una-late", "notification.response", user: una, at: 31,
+                                  data: #"{"request_id":"una-r","action":"REPLY_ACTION","locked":true,"text":"\#(marker) u2"}"#)]).joined(separator: "\n"))
             _ = try await run(["work", "--drain"])
             #expect(try await db.scalar("SELECT count(*) FROM actiond.stash", as: Int.self) == 1)
             #expect(try await replies(wren) == ["\(marker) w1"])
@@ -204,8 +199,8 @@ struct ProtectedTextTests {
                     "the clear text it was submitted with left the log")
 
             // 4. New events of a forgotten user are refused (class 23) until a new key is allowed.
-            let again = Self.line("una-again", "notification.response", user: una, at: 40,
-                                  #"{"request_id":"una-r","action":"REPLY_ACTION","locked":false,"text":"new words"}"#)
+            let again = EventLine.json("una-again", "notification.response", user: una, at: 40,
+                                       data: #"{"request_id":"una-r","action":"REPLY_ACTION","locked":false,"text":"new words"}"#)
             do {
                 try await Self.submitSQL([again], db)
                 Issue.record("a forgotten user's event was accepted")
@@ -214,7 +209,7 @@ struct ProtectedTextTests {
                 #expect(error.serverInfo?[.message]?.contains("forgotten") == true)
             }
             _ = try await run(["forget", una, "--allow-new-key"])
-            try await Self.submitSQL([Self.line("una-unlock", "protected_data.available", user: una, at: 39, "{}"), again], db)
+            try await Self.submitSQL([EventLine.json("una-unlock", "protected_data.available", user: una, at: 39, data: "{}"), again], db)
             _ = try await run(["work", "--drain"])
             #expect(try await replies(una) == [nil, nil, "new words"], "a new key; the old text stays unreadable")
             #expect(try await db.scalar("SELECT min(version) FROM actiond.data_keys WHERE user_id = \(una)", as: Int.self) == 2)
@@ -247,8 +242,8 @@ struct ProtectedTextTests {
             try await run(["migrate"])  // publishes the key file's intake key
             try await run(["pause", "--user", user])
             try await Self.submitSQL(Self.conversation(user, body: body, replies: [clear]), db)
-            try await run(["submit", "-"], input: Self.line("\(user)-sealed", "notification.response", user: user, at: 9,
-                                                          #"{"request_id":"\#(user)-r","action":"REPLY_ACTION","locked":false,"text":"\#(sealed)"}"#))
+            try await run(["submit", "-"], input: EventLine.json("\(user)-sealed", "notification.response", user: user, at: 9,
+                                                               data: #"{"request_id":"\#(user)-r","action":"REPLY_ACTION","locked":false,"text":"\#(sealed)"}"#))
             let before = try await log()
             #expect(before.contains(clear) && before.contains(body) && before.contains("hpke1."), "the test's premise: \(before)")
 
@@ -320,11 +315,11 @@ struct ProtectedTextTests {
             let other = try intake.seal("for another event", userID: user, eventID: "elsewhere", field: "text")
             let alert = try intake.seal("body", userID: "someone-else", eventID: "\(user)-sent", field: "payload.aps.alert.body")
             try await Self.submitSQL(Self.conversation(user, body: "fine", replies: []) + [
-                Self.line("moved", "notification.response", user: user, at: 5, #"{"request_id":"\#(user)-r","action":"REPLY_ACTION","locked":false,"text_sealed":"\#(other)"}"#),
-                Self.line("junk", "notification.response", user: user, at: 6, #"{"request_id":"\#(user)-r","action":"REPLY_ACTION","locked":false,"text_sealed":"hpke1.x.y.z"}"#),
-                Self.line("open", "notification.response", user: user, at: 7, #"{"request_id":"\#(user)-r","action":"com.apple.UNNotificationDefaultActionIdentifier","locked":false,"text_sealed":"hpke1.x.y.z"}"#),
-                Self.line("alert", "notification.sent", user: user, at: 8,
-                          #"{"request_id":"\#(user)-r2","payload":{"aps":{"category":"MESSAGE","alert":{"title":"T","body_sealed":"\#(alert)"}},"THREAD_ID":"th","MESSAGE_ID":"m2"}}"#),
+                EventLine.json("moved", "notification.response", user: user, at: 5, data: #"{"request_id":"\#(user)-r","action":"REPLY_ACTION","locked":false,"text_sealed":"\#(other)"}"#),
+                EventLine.json("junk", "notification.response", user: user, at: 6, data: #"{"request_id":"\#(user)-r","action":"REPLY_ACTION","locked":false,"text_sealed":"hpke1.x.y.z"}"#),
+                EventLine.json("open", "notification.response", user: user, at: 7, data: #"{"request_id":"\#(user)-r","action":"com.apple.UNNotificationDefaultActionIdentifier","locked":false,"text_sealed":"hpke1.x.y.z"}"#),
+                EventLine.json("alert", "notification.sent", user: user, at: 8,
+                               data: #"{"request_id":"\#(user)-r2","payload":{"aps":{"category":"MESSAGE","alert":{"title":"T","body_sealed":"\#(alert)"}},"THREAD_ID":"th","MESSAGE_ID":"m2"}}"#),
             ], db)
             let work = try await ActiondProcess.run(["work", "--drain"], database: db.url)
             #expect(work.status == 0, "\(work.standardError.suffix(800))")
@@ -345,7 +340,7 @@ struct ProtectedTextTests {
             for data in [#"{"request_id":"r","action":"REPLY_ACTION","locked":false,"text_sealed":"aead1.7.AAAA"}"#,
                          #"{"request_id":"r","action":"REPLY_ACTION","locked":false,"text_sealed":"hpke1.x","text":"both"}"#] {
                 do {
-                    try await Self.submitSQL([Self.line("forged", "notification.response", user: "ana", data)], db)
+                    try await Self.submitSQL([EventLine.json("forged", "notification.response", user: "ana", at: 0, data: data)], db)
                     Issue.record("accepted: \(data)")
                 } catch let error as PSQLError {
                     #expect(error.sqlState == .invalidParameterValue)
@@ -355,8 +350,8 @@ struct ProtectedTextTests {
             for alert in [#"{"title":"T","body_sealed":"aead1.1.AAAA"}"#, #"{"title":"T","body_forgotten":true}"#,
                           #"{"title_unreadable":true,"body":"B"}"#] {
                 do {
-                    try await Self.submitSQL([Self.line("forged-alert", "notification.sent", user: "ana",
-                        #"{"request_id":"r9","payload":{"aps":{"category":"MESSAGE","alert":\#(alert)},"THREAD_ID":"t","MESSAGE_ID":"m"}}"#)], db)
+                    try await Self.submitSQL([EventLine.json("forged-alert", "notification.sent", user: "ana", at: 0,
+                        data: #"{"request_id":"r9","payload":{"aps":{"category":"MESSAGE","alert":\#(alert)},"THREAD_ID":"t","MESSAGE_ID":"m"}}"#)], db)
                     Issue.record("a forged alert was accepted: \(alert)")
                 } catch let error as PSQLError {
                     #expect(error.sqlState == .invalidParameterValue)
@@ -365,8 +360,8 @@ struct ProtectedTextTests {
             }
             for marker in ["text_forgotten", "text_unreadable"] {
                 do {
-                    try await Self.submitSQL([Self.line("forged-marker", "notification.response", user: "ana",
-                        #"{"request_id":"r","action":"REPLY_ACTION","locked":false,"\#(marker)":true}"#)], db)
+                    try await Self.submitSQL([EventLine.json("forged-marker", "notification.response", user: "ana", at: 0,
+                        data: #"{"request_id":"r","action":"REPLY_ACTION","locked":false,"\#(marker)":true}"#)], db)
                     Issue.record("a forged \(marker) was accepted")
                 } catch let error as PSQLError {
                     #expect(error.serverInfo?[.message]?.hasPrefix("data.\(marker)") == true, "\(String(describing: error.serverInfo?[.message]))")
@@ -383,14 +378,14 @@ struct ProtectedTextTests {
         let lost = "lost-\(UUID().uuidString.prefix(6))", fine = "fine-\(UUID().uuidString.prefix(6))"
         try await TestDatabase.with { db in
             try await Self.submitSQL(Self.conversation(lost, body: "b", replies: [], from: 0)
-                + [Self.line("\(lost)-lock", "protected_data.unavailable", user: lost, at: 1, "{}"),
-                   Self.line("\(lost)-late", "notification.response", user: lost, at: 2,
-                             #"{"request_id":"\#(lost)-r","action":"REPLY_ACTION","locked":true,"text":"waits in the stash"}"#)]
+                + [EventLine.json("\(lost)-lock", "protected_data.unavailable", user: lost, at: 1, data: "{}"),
+                   EventLine.json("\(lost)-late", "notification.response", user: lost, at: 2,
+                                  data: #"{"request_id":"\#(lost)-r","action":"REPLY_ACTION","locked":true,"text":"waits in the stash"}"#)]
                 + Self.conversation(fine, body: "b", replies: [], from: 0), db)
             #expect(try await ActiondProcess.run(["work", "--drain"], database: db.url).status == 0)
             #expect(try await db.scalar("SELECT count(*) FROM actiond.stash", as: Int.self) == 1)
             try await db.client.query("DELETE FROM actiond.data_keys WHERE user_id = \(lost)", logger: db.logger).drain()
-            try await Self.submitSQL([Self.line("\(lost)-unlock", "protected_data.available", user: lost, at: 3, "{}")]
+            try await Self.submitSQL([EventLine.json("\(lost)-unlock", "protected_data.available", user: lost, at: 3, data: "{}")]
                 + Self.conversation(fine, body: "b2", replies: ["still fine"], from: 10).dropFirst(), db)
             let work = try await ActiondProcess.run(["work", "--drain", "--max-attempts", "2", "--retry-delay", "0"], database: db.url)
             #expect(work.status == 0, "\(work.standardError.suffix(800))")
@@ -432,8 +427,8 @@ struct ProtectedTextTests {
             try await Self.submitSQL(Self.conversation(user, body: "b", replies: ["first"]), db)
             try await drain()
             #expect(keys.cache.count == 1, "this worker holds the user's key")
-            try await Self.submitSQL([Self.line("\(user)-later", "notification.response", user: user, at: 9,
-                                                #"{"request_id":"\#(user)-r","action":"REPLY_ACTION","locked":false,"text":"second"}"#)], db)
+            try await Self.submitSQL([EventLine.json("\(user)-later", "notification.response", user: user, at: 9,
+                                                     data: #"{"request_id":"\#(user)-r","action":"REPLY_ACTION","locked":false,"text":"second"}"#)], db)
             let forget = try await ActiondProcess.run(["forget", user], database: db.url, environment: ["ACTIOND_KEY_FILE": keyFile])
             #expect(forget.status == 0, "\(forget.standardError)")
             try await drain()
@@ -500,8 +495,8 @@ struct ProtectedTextTests {
             #expect(rebuild.status == 0 && rebuild.standardOutput.contains("already equalled"), "\(rebuild.standardOutput) \(rebuild.standardError.suffix(500))")
             // Text sealed by a producer to the old intake key still opens (the new file kept it).
             let late = try oldIntake.seal("sealed to the old intake key", userID: "rot0", eventID: "rot0-late", field: "text")
-            try await Self.submitSQL([Self.line("rot0-late", "notification.response", user: "rot0", at: 50,
-                                                #"{"request_id":"rot0-r","action":"REPLY_ACTION","locked":false,"text_sealed":"\#(late)"}"#)], db)
+            try await Self.submitSQL([EventLine.json("rot0-late", "notification.response", user: "rot0", at: 50,
+                                                     data: #"{"request_id":"rot0-r","action":"REPLY_ACTION","locked":false,"text_sealed":"\#(late)"}"#)], db)
             #expect(try await ActiondProcess.run(["work", "--drain"], database: db.url, environment: new).status == 0)
             let rot0 = try await ProtectedTextReader.domainEvents(db, type: "reply.posted", user: "rot0", keys: keys).compactMap {
                 if case .replyPosted(_, _, let text, _)? = $0.event(as: MessageThreadEvent.self) { return text.text } else { return nil }

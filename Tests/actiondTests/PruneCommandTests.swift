@@ -21,20 +21,22 @@ struct PruneCommandTests {
     }
 
     static func cancelled(_ id: String, user: String) -> String {
-        #"{"id":"\#(id)","type":"meeting.cancelled","user_id":"\#(user)","occurred_at":"2026-11-22T09:30:00Z","data":{"meeting_id":"m-\#(id)"}}"#
+        EventLine.json(id, "meeting.cancelled", user: user, data: #"{"meeting_id":"m-\#(id)"}"#)
     }
 
     static func sent(_ id: String, user: String, request: String, category: String, keys: String) -> String {
-        #"{"id":"\#(id)","type":"notification.sent","user_id":"\#(user)","occurred_at":"2026-11-22T09:00:00Z","data":{"request_id":"\#(request)","payload":{"aps":{"category":"\#(category)","alert":{"title":"t"}},\#(keys)}}}"#
+        EventLine.json(id, "notification.sent", user: user, at: "2026-11-22T09:00:00Z",
+                       data: #"{"request_id":"\#(request)","payload":{"aps":{"category":"\#(category)","alert":{"title":"t"}},\#(keys)}}"#)
     }
 
     static func response(_ id: String, user: String, request: String, action: String, text: String? = nil) -> String {
         let text = text.map { #","text":"\#($0)""# } ?? ""
-        return #"{"id":"\#(id)","type":"notification.response","user_id":"\#(user)","occurred_at":"2026-11-22T09:10:00Z","data":{"request_id":"\#(request)","action":"\#(action)","locked":false\#(text)}}"#
+        return EventLine.json(id, "notification.response", user: user, at: "2026-11-22T09:10:00Z",
+                              data: #"{"request_id":"\#(request)","action":"\#(action)","locked":false\#(text)}"#)
     }
 
     static func protectedData(_ id: String, user: String, available: Bool) -> String {
-        #"{"id":"\#(id)","type":"protected_data.\#(available ? "available" : "unavailable")","user_id":"\#(user)","occurred_at":"2026-11-22T09:05:00Z","data":{}}"#
+        EventLine.json(id, "protected_data.\(available ? "available" : "unavailable")", user: user, at: "2026-11-22T09:05:00Z")
     }
 
     /// Meeting invitations answered: two events each, both applied.

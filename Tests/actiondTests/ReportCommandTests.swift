@@ -15,18 +15,14 @@ struct ReportCommandTests {
         report.hasSuffix("trail") ? ["--user", user] : []
     }
 
-    static func line(_ id: String, _ type: String, user: String, data: String) -> String {
-        #"{"id":"\#(id)","type":"\#(type)","user_id":"\#(user)","occurred_at":"2026-11-22T09:30:00Z","data":\#(data)}"#
-    }
-
     @Test func noReportShowsProtectedTextInAnyFormat() async throws {
         try await TestDatabase.with { db in
             let sent = #"{"request_id":"r","payload":{"aps":{"category":"MESSAGE","alert":{"title":"SECRET-TITLE","body":"SECRET-BODY"}},"THREAD_ID":"th","MESSAGE_ID":"m"}}"#
             let input = [
-                Self.line("s", "notification.sent", user: "ana", data: sent),
-                Self.line("applied", "notification.response", user: "ana", data: #"{"request_id":"r","action":"REPLY_ACTION","locked":false,"text":"SECRET-APPLIED"}"#),
-                Self.line("lock", "protected_data.unavailable", user: "ana", data: "{}"),
-                Self.line("stashed", "notification.response", user: "ana", data: #"{"request_id":"r","action":"REPLY_ACTION","locked":true,"text":"SECRET-STASHED"}"#),
+                EventLine.json("s", "notification.sent", user: "ana", data: sent),
+                EventLine.json("applied", "notification.response", user: "ana", data: #"{"request_id":"r","action":"REPLY_ACTION","locked":false,"text":"SECRET-APPLIED"}"#),
+                EventLine.json("lock", "protected_data.unavailable", user: "ana", data: "{}"),
+                EventLine.json("stashed", "notification.response", user: "ana", data: #"{"request_id":"r","action":"REPLY_ACTION","locked":true,"text":"SECRET-STASHED"}"#),
             ].joined(separator: "\n")
             #expect(try await ActiondProcess.run(["submit", "-"], database: db.url, input: input).status == 0)
             #expect(try await ActiondProcess.run(["work", "--drain"], database: db.url).status == 0)

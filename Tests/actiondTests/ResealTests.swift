@@ -10,10 +10,6 @@ import Testing
 /// forget` of a person whose text is still in clear makes it unreadable.
 @Suite("Reseal", .timeLimit(.minutes(5)))
 struct ResealTests {
-    static func line(_ id: String, _ type: String, user: String, at seconds: Int, _ data: String) -> String {
-        ProtectedTextTests.line(id, type, user: user, at: seconds, data)
-    }
-
     @Test func resealLeavesNoClearTextSurvivesAKillAndChangesNoOutcome() async throws {
         let marker = "CLEAR-\(UUID().uuidString)"
         let keyFile = try ProtectedTextTests.privateKeyFile()
@@ -28,9 +24,9 @@ struct ResealTests {
             // A conversation each; u0..u4 then lock their phone and reply again: stashed.
             var lines = users.flatMap { ProtectedTextTests.conversation($0, body: "\(marker) body of \($0)", replies: ["\(marker) reply of \($0)"]) }
             for user in users.prefix(5) {
-                lines.append(Self.line("\(user)-lock", "protected_data.unavailable", user: user, at: 10, "{}"))
-                lines.append(Self.line("\(user)-locked-reply", "notification.response", user: user, at: 11,
-                                       #"{"request_id":"\#(user)-r","action":"REPLY_ACTION","locked":true,"text":"\#(marker) stashed of \#(user)"}"#))
+                lines.append(EventLine.json("\(user)-lock", "protected_data.unavailable", user: user, at: 10, data: "{}"))
+                lines.append(EventLine.json("\(user)-locked-reply", "notification.response", user: user, at: 11,
+                                            data: #"{"request_id":"\#(user)-r","action":"REPLY_ACTION","locked":true,"text":"\#(marker) stashed of \#(user)"}"#))
             }
             try await ProtectedTextTests.submitSQL(lines, db)
             // Decided as before sealing: the text stays in clear in the log, the stash and the
@@ -87,7 +83,7 @@ struct ResealTests {
             #expect(try await ProtectedTextReader.replies(db, user: "u7", keys: keys) == ["\(marker) reply of u7"])
             #expect(try await ProtectedTextReader.replies(db, user: "u29", keys: keys) == [nil], "forgotten reads as forgotten")
             // The stash, resealed, integrates with its text once the phone is unlocked.
-            try await ProtectedTextTests.submitSQL([Self.line("u1-unlock", "protected_data.available", user: "u1", at: 20, "{}")], db)
+            try await ProtectedTextTests.submitSQL([EventLine.json("u1-unlock", "protected_data.available", user: "u1", at: 20, data: "{}")], db)
             #expect(try await run(["work", "--drain"]).status == 0)
             #expect(try await ProtectedTextReader.replies(db, user: "u1", keys: keys) == ["\(marker) reply of u1", "\(marker) stashed of u1"])
             #expect(!(try await dump().contains(marker)))

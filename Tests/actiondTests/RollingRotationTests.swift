@@ -42,8 +42,8 @@ struct RollingRotationTests {
             // is taken while only the old worker runs (held back by a pause, to see it sealed
             // to the new key first), the rest with a worker on the new file beside it.
             let second = (0..<20).flatMap { Self.conversation("late\($0)", from: 10) }
-                + (0..<20).map { ProtectedTextTests.line("early\($0)-more", "notification.response", user: "early\($0)", at: 40,
-                                                         #"{"request_id":"early\#($0)-r","action":"REPLY_ACTION","locked":false,"text":"more of early\#($0)"}"#) }
+                + (0..<20).map { EventLine.json("early\($0)-more", "notification.response", user: "early\($0)", at: 40,
+                                                data: #"{"request_id":"early\#($0)-r","action":"REPLY_ACTION","locked":false,"text":"more of early\#($0)"}"#) }
             #expect(try await ActiondProcess.run(["pause"], database: db.url, environment: old).status == 0)
             let half = second.count / 2
             let midway = try await ActiondProcess.run(["submit", "-"], database: db.url, input: second[..<half].joined(separator: "\n"), environment: old)

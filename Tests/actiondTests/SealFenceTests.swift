@@ -10,13 +10,9 @@ import Testing
 /// damaged wrapped key, key files anyone may read, a forgotten list the worker cannot read.
 @Suite("Seal fences", .timeLimit(.minutes(5)))
 struct SealFenceTests {
-    static func line(_ id: String, _ type: String, user: String, at seconds: Int = 0, _ data: String) -> String {
-        ProtectedTextTests.line(id, type, user: user, at: seconds, data)
-    }
-
     static func reply(_ id: String, user: String, text: String, at seconds: Int = 1, extra: String = "") -> String {
-        line(id, "notification.response", user: user, at: seconds,
-             #"{"request_id":"\#(user)-r","action":"REPLY_ACTION","locked":false,"text":"\#(text)"\#(extra)}"#)
+        EventLine.json(id, "notification.response", user: user, at: seconds,
+                       data: #"{"request_id":"\#(user)-r","action":"REPLY_ACTION","locked":false,"text":"\#(text)"\#(extra)}"#)
     }
 
     static func temporaryFile(_ contents: String) throws -> String {
@@ -91,7 +87,7 @@ struct SealFenceTests {
         try await TestDatabase.with { db in
             for (index, item) in cases.enumerated() {
                 do {
-                    try await ProtectedTextTests.submitSQL([Self.line("bad-\(index)", "notification.response", user: "ana", item.data)], db)
+                    try await ProtectedTextTests.submitSQL([EventLine.json("bad-\(index)", "notification.response", user: "ana", at: 0, data: item.data)], db)
                     Issue.record("accepted: case \(index)")
                 } catch let error as PSQLError {
                     #expect(error.sqlState == item.code, "case \(index)")
@@ -101,15 +97,15 @@ struct SealFenceTests {
             }
             // Through actiond submit: refused before sending (the line may hold text it cannot
             // seal), and the same without a protected field (refused by the database).
-            let lines = cases.enumerated().map { Self.line("cli-\($0.offset)", "notification.response", user: "bob", $0.element.data) }
-                + [Self.line("cli-plain", "meeting.cancelled", user: "bob", #"{"meeting_id":"m","n":1e400}"#)]
+            let lines = cases.enumerated().map { EventLine.json("cli-\($0.offset)", "notification.response", user: "bob", at: 0, data: $0.element.data) }
+                + [EventLine.json("cli-plain", "meeting.cancelled", user: "bob", at: 0, data: #"{"meeting_id":"m","n":1e400}"#)]
             let run = try await ActiondProcess.run(["submit", "-"], database: db.url, input: lines.joined(separator: "\n"))
             #expect(run.status == 1)
             #expect(run.standardOutput.contains("4 events: 0 accepted, 0 duplicate, 4 refused"), "\(run.standardOutput)")
             #expect(run.standardError.contains("line 4: refused [\(SQLState.numericValueOutOfRange)] data: holds a number beyond the range of a double"), "\(run.standardError)")
             #expect(!run.standardError.contains("SECRET"))
             // A double at the edge is fine.
-            try await ProtectedTextTests.submitSQL([Self.line("edge", "meeting.cancelled", user: "bob", #"{"meeting_id":"m","n":1.7976931348623157e308}"#)], db)
+            try await ProtectedTextTests.submitSQL([EventLine.json("edge", "meeting.cancelled", user: "bob", at: 0, data: #"{"meeting_id":"m","n":1.7976931348623157e308}"#)], db)
             #expect(try await db.scalar("SELECT count(*) FROM actiond.events", as: Int.self) == 1)
         }
     }
@@ -151,9 +147,9 @@ struct SealFenceTests {
         try await TestDatabase.with { db in
             let users = ["ana", "bob", "cy"]
             let first = users.flatMap { ProtectedTextTests.conversation($0, body: "hello", replies: ["first"]) }
-                + [Self.line("ana-lock", "protected_data.unavailable", user: "ana", at: 2, "{}"),
-                   ProtectedTextTests.line("ana-stashed", "notification.response", user: "ana", at: 3,
-                                           #"{"request_id":"ana-r","action":"REPLY_ACTION","locked":true,"text":"typed while locked"}"#)]
+                + [EventLine.json("ana-lock", "protected_data.unavailable", user: "ana", at: 2, data: "{}"),
+                   EventLine.json("ana-stashed", "notification.response", user: "ana", at: 3,
+                                  data: #"{"request_id":"ana-r","action":"REPLY_ACTION","locked":true,"text":"typed while locked"}"#)]
             #expect(try await ActiondProcess.run(["submit", "-"], database: db.url, input: first.joined(separator: "\n")).status == 0)
             #expect(try await ActiondProcess.run(["work", "--drain"], database: db.url).status == 0)
             #expect(try await db.scalar("SELECT count(DISTINCT user_id) FROM actiond.data_keys", as: Int.self) == 3)
@@ -162,7 +158,7 @@ struct SealFenceTests {
             try await db.client.query("""
                 UPDATE actiond.data_keys SET wrapped = set_byte(wrapped, 20, get_byte(wrapped, 20) # 1) WHERE user_id = 'ana'
                 """, logger: db.logger).drain()
-            let later = [Self.line("ana-unlock", "protected_data.available", user: "ana", at: 4, "{}")]
+            let later = [EventLine.json("ana-unlock", "protected_data.available", user: "ana", at: 4, data: "{}")]
                 + users.map { Self.reply("\($0)-later", user: $0, text: "\(marker) of \($0)", at: 5) }
             #expect(try await ActiondProcess.run(["submit", "-"], database: db.url, input: later.joined(separator: "\n")).status == 0)
             let work = try await ActiondProcess.run(["work", "--drain", "--max-attempts", "2", "--retry-delay", "0.1"], database: db.url)
@@ -228,8 +224,8 @@ struct SealFenceTests {
     @Test func localizedAlertArgumentsAreSealed() async throws {
         let marker = "LOCARGS-\(UUID().uuidString)"
         func sent(_ id: String, user: String) -> String {
-            Self.line(id, "notification.sent", user: user,
-                      #"{"request_id":"\#(user)-r","payload":{"aps":{"category":"MESSAGE","alert":{"title":"T","body":"B","loc-key":"MSG","loc-args":["\#(marker) a","b"],"title-loc-args":["\#(marker) t"]}},"THREAD_ID":"th","MESSAGE_ID":"m1"}}"#)
+            EventLine.json(id, "notification.sent", user: user, at: 0,
+                           data: #"{"request_id":"\#(user)-r","payload":{"aps":{"category":"MESSAGE","alert":{"title":"T","body":"B","loc-key":"MSG","loc-args":["\#(marker) a","b"],"title-loc-args":["\#(marker) t"]}},"THREAD_ID":"th","MESSAGE_ID":"m1"}}"#)
         }
         try await TestDatabase.with { db in
             let submitted = try await ActiondProcess.run(["submit", "-"], database: db.url, input: sent("s1", user: "ana"))
@@ -245,8 +241,8 @@ struct SealFenceTests {
             #expect(try await db.scalar("SELECT count(*) FROM actiond.events WHERE data::text LIKE '%loc-args_sealed\": \"aead2.%'", as: Int.self) == 2)
             // A forged marker is refused.
             do {
-                try await ProtectedTextTests.submitSQL([Self.line("s3", "notification.sent", user: "cy",
-                    #"{"request_id":"r","payload":{"aps":{"category":"MESSAGE","alert":{"title":"T","loc-args_forgotten":true}},"THREAD_ID":"t","MESSAGE_ID":"m"}}"#)], db)
+                try await ProtectedTextTests.submitSQL([EventLine.json("s3", "notification.sent", user: "cy", at: 0,
+                    data: #"{"request_id":"r","payload":{"aps":{"category":"MESSAGE","alert":{"title":"T","loc-args_forgotten":true}},"THREAD_ID":"t","MESSAGE_ID":"m"}}"#)], db)
                 Issue.record("a forged loc-args marker was accepted")
             } catch let error as PSQLError {
                 #expect(error.sqlState == .invalidParameterValue)

@@ -15,21 +15,17 @@ struct StashKillTests {
     static let users = 300
     static let repliesPerUser = 30
 
-    static func line(_ id: String, _ type: String, user: String, data: String) -> String {
-        #"{"id":"\#(id)","type":"\#(type)","user_id":"\#(user)","occurred_at":"2026-11-22T09:30:00Z","data":\#(data)}"#
-    }
-
     @Test func sigkillDuringIntegrationIntegratesEachStashedChangeExactlyOnce() async throws {
         try await TestDatabase.with { db in
             var locked: [String] = []
             for index in 0..<Self.users {
                 let user = "u\(index)"
-                locked.append(Self.line("\(user)-sent", "notification.sent", user: user,
-                                        data: #"{"request_id":"\#(user)-r","payload":{"aps":{"category":"MESSAGE","alert":"hi"},"THREAD_ID":"th","MESSAGE_ID":"m"}}"#))
-                locked.append(Self.line("\(user)-lock", "protected_data.unavailable", user: user, data: "{}"))
+                locked.append(EventLine.json("\(user)-sent", "notification.sent", user: user,
+                                             data: #"{"request_id":"\#(user)-r","payload":{"aps":{"category":"MESSAGE","alert":"hi"},"THREAD_ID":"th","MESSAGE_ID":"m"}}"#))
+                locked.append(EventLine.json("\(user)-lock", "protected_data.unavailable", user: user, data: "{}"))
                 for reply in 0..<Self.repliesPerUser {
-                    locked.append(Self.line("\(user)-reply-\(reply)", "notification.response", user: user,
-                                            data: #"{"request_id":"\#(user)-r","action":"REPLY_ACTION","locked":true,"text":"\#(reply)"}"#))
+                    locked.append(EventLine.json("\(user)-reply-\(reply)", "notification.response", user: user,
+                                                 data: #"{"request_id":"\#(user)-r","action":"REPLY_ACTION","locked":true,"text":"\#(reply)"}"#))
                 }
             }
             #expect(try await ActiondProcess.run(["submit", "-"], database: db.url, input: locked.joined(separator: "\n")).status == 0)
@@ -37,7 +33,7 @@ struct StashKillTests {
             let stashed = Self.users * Self.repliesPerUser
             #expect(try await db.scalar("SELECT count(*) FROM actiond.stash", as: Int.self) == stashed)
 
-            let unlocks = (0..<Self.users).map { Self.line("u\($0)-unlock", "protected_data.available", user: "u\($0)", data: "{}") }
+            let unlocks = (0..<Self.users).map { EventLine.json("u\($0)-unlock", "protected_data.available", user: "u\($0)", data: "{}") }
             #expect(try await ActiondProcess.run(["submit", "-"], database: db.url, input: unlocks.joined(separator: "\n")).status == 0)
             var killedMidway = 0
             for _ in 0..<3 {

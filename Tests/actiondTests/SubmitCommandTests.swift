@@ -8,7 +8,7 @@ import Testing
 @Suite("actiond submit")
 struct SubmitCommandTests {
     static func event(_ id: String, meeting: String = "m-1", time: String = "2026-11-22T09:30:00Z") -> String {
-        #"{"id":"\#(id)","type":"meeting.cancelled","user_id":"ana","occurred_at":"\#(time)","data":{"meeting_id":"\#(meeting)"}}"#
+        EventLine.json(id, "meeting.cancelled", at: time, data: #"{"meeting_id":"\#(meeting)"}"#)
     }
 
     @Test func aMixedFileReportsEachRefusedLineByNumber() async throws {
@@ -57,30 +57,27 @@ struct SubmitCommandTests {
     /// byte) over, its line is refused with 22023 naming the field, and the rest accepted.
     @Test func everyFieldAtItsCapIsAcceptedAndProcessedAndOneOverIsRefused() async throws {
         func chars(_ count: Int, _ first: String = "x") -> String { first + String(repeating: "\u{1F600}", count: count - 1) }
-        func line(_ id: String, _ type: String, user: String = "ana", _ data: String) -> String {
-            #"{"id":"\#(id)","type":"\#(type)","user_id":"\#(user)","occurred_at":"2026-11-22T09:30:00Z","data":\#(data)}"#
-        }
         let user = chars(200, "u"), meeting = chars(200, "m"), request = chars(200, "r"), message = chars(200, "q")
         func sentInvitation(_ id: String, request: String, meeting: String, user: String) -> String {
-            line(id, "notification.sent", user: user,
-                 #"{"request_id":"\#(request)","payload":{"aps":{"category":"MEETING_INVITATION","alert":{"title":"Sync"}},"MEETING_ID":"\#(meeting)"}}"#)
+            EventLine.json(id, "notification.sent", user: user,
+                           data: #"{"request_id":"\#(request)","payload":{"aps":{"category":"MEETING_INVITATION","alert":{"title":"Sync"}},"MEETING_ID":"\#(meeting)"}}"#)
         }
         let atCap = [
             sentInvitation(chars(128, "a"), request: request, meeting: meeting, user: user),
-            line("at-2", "notification.response", user: user, #"{"request_id":"\#(request)","action":"\#(chars(200, "A"))","locked":false}"#),
-            line("at-3", "notification.sent", user: user,
-                 #"{"request_id":"\#(message)","payload":{"aps":{"category":"MESSAGE","alert":{"title":"Hi"}},"THREAD_ID":"\#(chars(200, "t"))","MESSAGE_ID":"\#(chars(200, "i"))"}}"#),
-            line("at-4", "notification.response", user: user, #"{"request_id":"\#(message)","action":"REPLY_ACTION","locked":false,"text":"\#(chars(4096, "T"))"}"#),
-            line("at-5", "meeting.cancelled", user: user, #"{"meeting_id":"\#(meeting)"}"#),
+            EventLine.json("at-2", "notification.response", user: user, data: #"{"request_id":"\#(request)","action":"\#(chars(200, "A"))","locked":false}"#),
+            EventLine.json("at-3", "notification.sent", user: user,
+                           data: #"{"request_id":"\#(message)","payload":{"aps":{"category":"MESSAGE","alert":{"title":"Hi"}},"THREAD_ID":"\#(chars(200, "t"))","MESSAGE_ID":"\#(chars(200, "i"))"}}"#),
+            EventLine.json("at-4", "notification.response", user: user, data: #"{"request_id":"\#(message)","action":"REPLY_ACTION","locked":false,"text":"\#(chars(4096, "T"))"}"#),
+            EventLine.json("at-5", "meeting.cancelled", user: user, data: #"{"meeting_id":"\#(meeting)"}"#),
         ]
         let overCap: [(String, String)] = [
-            (line("over-1", "meeting.cancelled", user: chars(201, "u"), #"{"meeting_id":"m"}"#), "user_id: must be at most 200 characters, got 201"),
+            (EventLine.json("over-1", "meeting.cancelled", user: chars(201, "u"), data: #"{"meeting_id":"m"}"#), "user_id: must be at most 200 characters, got 201"),
             (sentInvitation("over-2", request: chars(201, "r"), meeting: "m", user: "ana"), "data.request_id: must be at most 200 characters, got 201"),
-            (line("over-3", "notification.response", #"{"request_id":"r","action":"\#(chars(201, "A"))","locked":false}"#), "data.action: must be at most 200 characters, got 201"),
-            (line("over-4", "meeting.cancelled", #"{"meeting_id":"\#(chars(201, "m"))"}"#), "data.meeting_id: must be at most 200 characters, got 201"),
-            (line("over-5", "notification.response", #"{"request_id":"r","action":"REPLY_ACTION","locked":false,"text":"\#(chars(4097, "T"))"}"#), "data.text: must be at most 4096 characters, got 4097"),
+            (EventLine.json("over-3", "notification.response", data: #"{"request_id":"r","action":"\#(chars(201, "A"))","locked":false}"#), "data.action: must be at most 200 characters, got 201"),
+            (EventLine.json("over-4", "meeting.cancelled", data: #"{"meeting_id":"\#(chars(201, "m"))"}"#), "data.meeting_id: must be at most 200 characters, got 201"),
+            (EventLine.json("over-5", "notification.response", data: #"{"request_id":"r","action":"REPLY_ACTION","locked":false,"text":"\#(chars(4097, "T"))"}"#), "data.text: must be at most 4096 characters, got 4097"),
             (sentInvitation("over-6", request: "r6", meeting: chars(201, "m"), user: "ana"), "data.payload.MEETING_ID: must be at most 200 characters, got 201"),
-            (line("over-7", "meeting.cancelled", #"{"meeting_id":"m","note":"\#(String(repeating: "n", count: 32_760))"}"#), "data: must be at most 32768 bytes of UTF-8 JSON, got "),
+            (EventLine.json("over-7", "meeting.cancelled", data: #"{"meeting_id":"m","note":"\#(String(repeating: "n", count: 32_760))"}"#), "data: must be at most 32768 bytes of UTF-8 JSON, got "),
         ]
         // Refused lines between accepted ones: lines 2, 4, 6, … of the file.
         var lines: [String] = []

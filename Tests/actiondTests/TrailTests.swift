@@ -11,19 +11,14 @@ import Testing
 /// became of it; for readers, without protected text, an index probe per user.
 @Suite("Trail report", .timeLimit(.minutes(3)))
 struct TrailTests {
-    static func line(_ id: String, _ type: String, user: String = "ana", at seconds: Int, _ data: String = "{}") -> String {
-        let time = String(format: "2026-11-22T09:%02d:%02dZ", seconds / 60, seconds % 60)
-        return #"{"id":"\#(id)","type":"\#(type)","user_id":"\#(user)","occurred_at":"\#(time)","data":\#(data)}"#
-    }
-
     static func respond(_ id: String, request: String, action: String, at seconds: Int, user: String = "ana", locked: Bool = false, text: String? = nil) -> String {
         let textField = text.map { #","text":"\#($0)""# } ?? ""
-        return line(id, "notification.response", user: user, at: seconds, #"{"request_id":"\#(request)","action":"\#(action)","locked":\#(locked)\#(textField)}"#)
+        return EventLine.json(id, "notification.response", user: user, at: seconds, data: #"{"request_id":"\#(request)","action":"\#(action)","locked":\#(locked)\#(textField)}"#)
     }
 
     static func sent(_ id: String, request: String, category: String, keys: String, at seconds: Int, user: String = "ana", alert: String = "Hi") -> String {
-        line(id, "notification.sent", user: user, at: seconds,
-             #"{"request_id":"\#(request)","payload":{"aps":{"category":"\#(category)","alert":{"title":"T","body":"\#(alert)"}},\#(keys)}}"#)
+        EventLine.json(id, "notification.sent", user: user, at: seconds,
+                       data: #"{"request_id":"\#(request)","payload":{"aps":{"category":"\#(category)","alert":{"title":"T","body":"\#(alert)"}},\#(keys)}}"#)
     }
 
     /// The router, failing the events named "doomed" (every attempt) and "flaky" (the first).
@@ -62,9 +57,9 @@ struct TrailTests {
                 Self.respond("early", request: "tim", action: "STOP_ACTION", at: 31),              // held until its notification
                 Self.sent("timer", request: "tim", category: "TIMER_EXPIRED", keys: #""TIMER_ID":"t1""#, at: 30),
                 Self.sent("message", request: "msg", category: "MESSAGE", keys: #""THREAD_ID":"th","MESSAGE_ID":"q1""#, at: 40, alert: marker),
-                Self.line("lock", "protected_data.unavailable", at: 41),
+                EventLine.json("lock", "protected_data.unavailable", at: 41),
                 Self.respond("reply", request: "msg", action: "REPLY_ACTION", at: 42, locked: true, text: "\(marker) reply"),  // stashed
-                Self.line("doomed", "meeting.cancelled", at: 44, #"{"meeting_id":"m9"}"#),          // retried, then dead
+                EventLine.json("doomed", "meeting.cancelled", at: 44, data: #"{"meeting_id":"m9"}"#), // retried, then dead
                 Self.respond("other", request: "inv", action: "ACCEPT_ACTION", at: 50, user: "bo"), // another user's: not_your_notification
             ]
             try await Self.submitSQL(input, db)
@@ -75,11 +70,11 @@ struct TrailTests {
 
             // Still waiting: a queued event, a paused one, a held one, a stashed one, a retrying one.
             try await Self.submitSQL([
-                Self.line("unlock", "protected_data.available", at: 59),                            // the stash integrated: revised
+                EventLine.json("unlock", "protected_data.available", at: 59),                       // the stash integrated: revised
                 Self.respond("held", request: "nowhere", action: "ACCEPT_ACTION", at: 60),
-                Self.line("lock2", "protected_data.unavailable", at: 61),
+                EventLine.json("lock2", "protected_data.unavailable", at: 61),
                 Self.respond("stashed", request: "msg", action: "REPLY_ACTION", at: 62, locked: true, text: "\(marker) later"),
-                Self.line("flaky", "meeting.cancelled", at: 63, #"{"meeting_id":"m8"}"#),
+                EventLine.json("flaky", "meeting.cancelled", at: 63, data: #"{"meeting_id":"m8"}"#),
             ], db)
             // A retry in ten minutes: --drain would wait for it, so the workers run until the
             // four are where they wait, and are stopped.

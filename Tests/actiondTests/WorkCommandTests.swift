@@ -15,7 +15,7 @@ import Glibc
 struct WorkCommandTests {
     static func events(_ count: Int, users: Int, prefix: String) -> String {
         (0..<count).map { index in
-            #"{"id":"\#(prefix)-\#(index)","type":"meeting.cancelled","user_id":"u\#(index % users)","occurred_at":"2026-11-22T09:30:00Z","data":{"meeting_id":"m"}}"#
+            EventLine.json("\(prefix)-\(index)", "meeting.cancelled", user: "u\(index % users)", data: #"{"meeting_id":"m"}"#)
         }.joined(separator: "\n")
     }
 
