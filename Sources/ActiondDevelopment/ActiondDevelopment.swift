@@ -7,18 +7,22 @@ import ArgumentParser
 /// production worker uses `Actiond.main` and links none of it.
 public enum ActiondDevelopment {
     /// Runs the full command line with `handlers` beside the built-in ones, and exits.
-    public static func main(handlers: [any CategoryHandler] = []) async {
-        Actiond.install(handlers)
+    /// `commandName`: the executable's name in its help and hints, as for `Actiond.main`
+    /// (nil: the name it was started by).
+    public static func main(handlers: [any CategoryHandler] = [], commandName: String? = nil) async {
+        Actiond.install(handlers, commandName: commandName)
         await DevelopmentCommand.runCommandLine()
     }
 }
 
-/// The operating commands and the development tools.
+/// The operating commands and the development tools, named as the executable is.
 struct DevelopmentCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "actiond",
-        abstract: ActiondCommand.abstract,
-        discussion: ActiondCommand.discussion,
-        subcommands: [DemoCommand.self] + ActiondCommand.operatingCommands + [BenchCommand.self, DBCommand.self]
-    )
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: Installed.commandName,
+            abstract: ActiondCommand.abstract,
+            discussion: ActiondCommand.discussion,
+            subcommands: [DemoCommand.self] + ActiondCommand.operatingCommands + [BenchCommand.self, DBCommand.self]
+        )
+    }
 }

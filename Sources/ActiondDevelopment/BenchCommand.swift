@@ -7,14 +7,14 @@ import ArgumentParser
 import Foundation
 
 struct BenchCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+    static var configuration: CommandConfiguration { CommandConfiguration(
         commandName: "bench",
         abstract: "Measure submit, end-to-end throughput, latency and worker memory, with the raw PostgreSQL ceiling in the same run.",
         discussion: """
             Each phase runs on a fresh database of the server (the embedded cluster, or DATABASE_URL's), dropped afterwards. \
-            Build with -c release for figures worth keeping: swift run -c release actiond bench.
+            Build with -c release for figures worth keeping: swift run -c release \(Installed.commandName) bench.
             """,
-        subcommands: [UnsealedWorker.self])
+        subcommands: [UnsealedWorker.self]) }
 
     /// The benchmark's own worker for its unsealed run: `actiond work --drain` storing
     /// protected text unsealed, to measure what sealing costs. It lives here, in the
@@ -43,7 +43,7 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Events submitted with one actiond.submit() call each.") var singleEvents: Int?
     @Option(help: "Offered load of the latency phase, events per second.") var rate: Int?
     @Option(help: "Duration of the latency phase, seconds.") var latencySeconds: Int?
-    @Option(help: "Also drain a backlog with each of these numbers of actiond work processes at once, e.g. 1,2,4.")
+    @Option(help: "Also drain a backlog with each of these numbers of \(Installed.commandName) work processes at once, e.g. 1,2,4.")
     var workerProcesses: String?
     @Option(help: "Events in the backlog of each --worker-processes run.") var scalingEvents: Int?
     @Flag(help: "Turn fsync and synchronous_commit off for the run (labelled NOT DURABLE; restored afterwards).") var notDurable = false

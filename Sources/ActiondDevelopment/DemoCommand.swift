@@ -97,7 +97,7 @@ struct DemoCommand: AsyncParsableCommand {
                 print(ReportFormatter.render(columns: rows.columns, rows: shown, json: rows.json, format: .table, width: 100), terminator: "")
             }
         }
-        print("\ndone in \(String(format: "%.1f", Self.seconds(started.duration(to: clock.now)))) s. Next: swift run actiond report, then swift run actiond report outcomes")
+        print("\ndone in \(String(format: "%.1f", Self.seconds(started.duration(to: clock.now)))) s. Next: swift run \(Installed.commandName) report, then swift run \(Installed.commandName) report outcomes")
     }
 
     static func seconds(_ duration: Duration) -> Double {

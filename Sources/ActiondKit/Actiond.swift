@@ -9,39 +9,55 @@ import Synchronization
 ///
 /// ```swift
 /// import ActiondKit
+/// import OrderWorker   // the library target that holds the handler
 ///
-/// @main
-/// struct OrderWorker {
-///     static func main() async {
-///         await Actiond.main(handlers: [OrderReadyHandler()])
-///     }
-/// }
+/// await Actiond.main(handlers: [OrderReadyHandler()])
 /// ```
 public enum Actiond {
     /// Runs the command line (`migrate`, `categories`, `submit`, `work`, `report`,
     /// `rebuild`, `dead-letters`, `pause`, `resume`, `prune`, `forget`, `keys`) with `handlers`
     /// beside the built-in ones, and exits. Handlers that cannot be used together (two with one
     /// name, a view named twice…) are reported, and the process exits 78.
-    public static func main(handlers: [any CategoryHandler] = []) async {
-        install(handlers)
+    ///
+    /// - Parameter commandName: the name the help (`USAGE: order-worker …`) and the hints the
+    ///   commands print (`… until order-worker forget USER --allow-new-key`) give the
+    ///   executable; nil: the name it was started by (the last path component of its first
+    ///   argument), so a binary copied to `/usr/local/bin/actiond` says `actiond`.
+    public static func main(handlers: [any CategoryHandler] = [], commandName: String? = nil) async {
+        install(handlers, commandName: commandName)
         await ActiondCommand.runCommandLine()
     }
 
-    /// Makes `handlers` (and the built-in ones) this process's, or exits 78 saying why.
-    package static func install(_ handlers: [any CategoryHandler]) {
+    /// Makes `handlers` (and the built-in ones) this process's, and `commandName` (nil: the
+    /// executable's own, `startedAs`) the name its help and hints give, or exits 78 saying why.
+    package static func install(_ handlers: [any CategoryHandler], commandName: String? = nil) {
+        let name = commandName.flatMap { $0.isEmpty ? nil : $0 } ?? startedAs(CommandLine.arguments.first)
+        Installed.commandNameState.withLock { $0 = name }
         do {
             let set = try CategoryHandlers(handlers)
             Installed.state.withLock { $0 = set }
         } catch {
-            FileHandle.standardError.write(Data("actiond: \(error)\n".utf8))
+            FileHandle.standardError.write(Data("\(name): \(error)\n".utf8))
             exit(78)  // EX_CONFIG
         }
+    }
+
+    /// The name an executable started as `argument` (its first argument) goes by: the last
+    /// path component (`.build/debug/order-ready-worker` → `order-ready-worker`); `actiond`
+    /// when there is none.
+    package static func startedAs(_ argument: String?) -> String {
+        argument?.split(separator: "/").last.map(String.init) ?? "actiond"
     }
 }
 
 /// The handlers of this process's build, set by `Actiond.main` before the command line is
-/// parsed (ArgumentParser makes the commands; they read them here).
+/// parsed (ArgumentParser makes the commands; they read them here), and the executable's name.
 package enum Installed {
     static let state = Mutex<CategoryHandlers>(.builtIn)
     package static var handlers: CategoryHandlers { state.withLock { $0 } }
+
+    static let commandNameState = Mutex<String>("actiond")
+    /// The executable's name, as its help and the hints its commands print give it (`actiond`,
+    /// or a team's worker's own: `order-ready-worker`).
+    package static var commandName: String { commandNameState.withLock { $0 } }
 }

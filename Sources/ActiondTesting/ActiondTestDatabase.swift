@@ -126,6 +126,45 @@ public struct ActiondTestDatabase: Sendable {
             .forget(user)
     }
 
+    /// The same database as another build of your worker sees it: `handlers` (beside the
+    /// built-in ones) instead of those given to `with(handlers:)`, installed as that build's
+    /// `migrate` would (their report views), and the same key file. Its `work()`,
+    /// `rebuild()`, `forget(user:)` and `loadCategories(from:)` are that build's; both values
+    /// stay usable, so a test can write a log with the previous version of a handler and
+    /// rebuild it, or carry on from it, with the next (see "Evolving a handler").
+    public func using(handlers: [any CategoryHandler]) async throws -> ActiondTestDatabase {
+        let set = try CategoryHandlers(handlers)
+        _ = try await Migrator(client: database.client, logger: database.logger, handlers: set).migrate()
+        return ActiondTestDatabase(database: database, handlers: set, keys: keys, keyFile: keyFile)
+    }
+
+    /// How an executable run by `run(_:_:input:environment:)` ended, and what it printed.
+    public struct CommandResult: Sendable, Hashable {
+        /// Its exit status (0: success).
+        public var status: Int32
+        /// What it printed on standard output.
+        public var standardOutput: String
+        /// What it printed on standard error (logs, and why it failed).
+        public var standardError: String
+    }
+
+    /// Runs `executable` (your worker, `order-worker`, or any executable of your package built
+    /// beside the test binary: name its target in the test target's dependencies so it is
+    /// built) with `arguments`, as an operator would, against this database: `DATABASE_URL`
+    /// is `url` and `ACTIOND_KEY_FILE` is `keyFile`, so it and this value's workers read each
+    /// other's protected text. `input` goes to its standard input (`["submit", "-"]`);
+    /// `environment` adds variables (`ACTIOND_LOG_LEVEL` is `warning` unless set there).
+    /// Returns once it has exited, whatever its status.
+    public func run(_ executable: String, _ arguments: [String], input: String? = nil,
+                    environment: [String: String] = [:]) async throws -> CommandResult {
+        guard FileManager.default.isExecutableFile(atPath: TestPaths.executable(executable).path) else {
+            throw TestDatabaseError("no executable named \(executable) beside the test binary: add its target to the test target's dependencies")
+        }
+        let result = try await ActiondProcess.run(arguments, database: database.url, input: input, executable: executable,
+                                                  environment: ["ACTIOND_KEY_FILE": keyFile].merging(environment) { $1 })
+        return CommandResult(status: result.status, standardOutput: result.standardOutput, standardError: result.standardError)
+    }
+
     /// The rows of a read-only SQL query, as JSON objects (column name to value), run in a
     /// read-only transaction: a query that writes fails.
     public func query(_ sql: String) async throws -> [[String: JSONValue]] {

@@ -3,12 +3,16 @@ import ArgumentParser
 /// The command line a team's production worker runs: every operating command, and none of
 /// the development tools (`demo`, `bench`, `db`: `ActiondDevelopment` adds them).
 package struct ActiondCommand: AsyncParsableCommand {
-    package static let configuration = CommandConfiguration(
-        commandName: "actiond",
-        abstract: ActiondCommand.abstract,
-        discussion: ActiondCommand.discussion,
-        subcommands: ActiondCommand.operatingCommands
-    )
+    /// Named as the executable is (`Installed.commandName`): its help says `USAGE: order-ready-worker`
+    /// in a team's worker, `USAGE: actiond` in actiond's.
+    package static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: Installed.commandName,
+            abstract: ActiondCommand.abstract,
+            discussion: ActiondCommand.discussion,
+            subcommands: ActiondCommand.operatingCommands
+        )
+    }
 
     package init() {}
 

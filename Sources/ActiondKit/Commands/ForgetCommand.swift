@@ -4,7 +4,7 @@ import ActiondRuntime
 import ArgumentParser
 
 struct ForgetCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+    static var configuration: CommandConfiguration { CommandConfiguration(
         commandName: "forget",
         abstract: "Destroy a person's data keys: none of their protected text can be read again; outcomes, counts and reports stay.",
         discussion: """
@@ -13,8 +13,8 @@ struct ForgetCommand: AsyncParsableCommand {
             (KEY_FILE.forgotten), so workers apply it again to a database restored from an older backup. Their \
             queued events are still decided once, text forgotten; their new events are refused until \
             --allow-new-key. A backup taken before the forget still holds the wrapped key, readable with the KEK \
-            of that time until that KEK is destroyed after actiond keys rotate.
-            """)
+            of that time until that KEK is destroyed after \(Installed.commandName) keys rotate.
+            """) }
 
     @OptionGroup var options: GlobalOptions
     @Argument(help: "The user id, exactly as submitted.") var user: String
@@ -35,7 +35,7 @@ struct ForgetCommand: AsyncParsableCommand {
                 print("the user's events are accepted again, under a new key; text sealed under their old keys stays unreadable")
             } else {
                 let summary = try await forgetting.forget(user)
-                print("forgot the user: data keys through version \(summary.throughVersion) destroyed, \(summary.integrated) stashed event(s) integrated with their text forgotten; their new events are refused until actiond forget USER --allow-new-key")
+                print("forgot the user: data keys through version \(summary.throughVersion) destroyed, \(summary.integrated) stashed event(s) integrated with their text forgotten; their new events are refused until \(Installed.commandName) forget USER --allow-new-key")
             }
         }
     }

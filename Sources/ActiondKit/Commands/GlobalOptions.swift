@@ -23,7 +23,7 @@ package struct GlobalOptions: ParsableArguments {
     package var binDirectory: String?
 
     @Option(name: .customLong("key-file"), help: ArgumentHelp(
-        "The key file whose KEK wraps users' data keys (actiond keys new FILE); default: ACTIOND_KEY_FILE, else, for the embedded cluster only, one beside it.",
+        "The key file whose KEK wraps users' data keys (\(Installed.commandName) keys new FILE); default: ACTIOND_KEY_FILE, else, for the embedded cluster only, one beside it.",
         valueName: "path"))
     package var keyFile: String?
 

@@ -26,15 +26,15 @@ struct KeysCommand: AsyncParsableCommand {
     }
 
     struct IntakePublicKey: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
+        static var configuration: CommandConfiguration { CommandConfiguration(
             commandName: "intake-public-key",
             abstract: "Print the public key producers seal protected text to (HPKE), as JSON.",
             discussion: """
-                Save it to a file and hand it to producers: actiond submit --intake-key FILE seals only to the keys in \
+                Save it to a file and hand it to producers: \(Installed.commandName) submit --intake-key FILE seals only to the keys in \
                 it (one per line; --all prints every key the file holds, current first, for a rotation). The key id \
                 (kid) is the key's fingerprint. migrate, run by the owner, also publishes it in the database \
                 (SELECT actiond.intake_public_key()); producers use that one only when it is a key they were given.
-                """)
+                """) }
 
         @OptionGroup var options: GlobalOptions
         @Flag(help: "Print every intake key the key file holds (its own, then those carried from older files), one per line.")
@@ -75,7 +75,7 @@ struct KeysCommand: AsyncParsableCommand {
                     printError("\(progress.table): \(progress.scanned) rows read, \(progress.rewritten) sealed")
                 }
                 for pass in passes {
-                    print("\(pass.table): \(pass.scanned) rows read, \(pass.rewritten) sealed" + (pass.skipped > 0 ? ", \(pass.skipped) left (their text does not open: see actiond report dead_letters)" : ""))
+                    print("\(pass.table): \(pass.scanned) rows read, \(pass.rewritten) sealed" + (pass.skipped > 0 ? ", \(pass.skipped) left (their text does not open: see \(Installed.commandName) report dead_letters)" : ""))
                 }
             }
         }
@@ -96,7 +96,7 @@ struct KeysCommand: AsyncParsableCommand {
                 """)
 
         @OptionGroup var options: GlobalOptions
-        @Option(name: .customLong("new-key-file"), help: "The new key file (actiond keys new FILE).") var newKeyFile: String
+        @Option(name: .customLong("new-key-file"), help: "The new key file (\(Installed.commandName) keys new FILE).") var newKeyFile: String
         @Flag(name: .customLong("retire-old"), help: "Delete the wrappings under every other KEK (refused while a key lacks a new one, or a worker runs on another KEK).") var retireOld = false
         @Option(help: "Keys rewrapped per statement.") var pageSize: Int = 1000
 
@@ -138,14 +138,14 @@ struct KeysCommand: AsyncParsableCommand {
                 // Every running worker opens the new intake key now (workers on the old file
                 // read it from there when they first meet it): producers may seal to it.
                 try await KeyStore.publish(new.intakeKeys[0].publicKey, client: client, logger: logger)
-                print("wrapped \(rotated) data keys under \(new.kekID) (beside their old wrappings); intake key \(new.intakeKeys[0].id) published. Next: restart workers with --key-file \(newKeyFile), run this again, then actiond keys rotate --new-key-file \(newKeyFile) --retire-old")
+                print("wrapped \(rotated) data keys under \(new.kekID) (beside their old wrappings); intake key \(new.intakeKeys[0].id) published. Next: restart workers with --key-file \(newKeyFile), run this again, then \(Installed.commandName) keys rotate --new-key-file \(newKeyFile) --retire-old")
             }
         }
 
         private func retire(_ new: KeyFile, client: PostgresClient, logger: Logger) async throws {
             let others = try await KeyStore.workerConnections(notOnKEK: new.kekID, prefix: WorkerRunner.workerApplicationPrefix, client: client, logger: logger)
             guard others.isEmpty else {
-                throw ValidationError("\(others.map { "\($0.connections) worker connection(s) on \($0.kekID)" }.joined(separator: ", ")) still run: restart those workers with --key-file \(newKeyFile), run actiond keys rotate --new-key-file \(newKeyFile) again, then retire")
+                throw ValidationError("\(others.map { "\($0.connections) worker connection(s) on \($0.kekID)" }.joined(separator: ", ")) still run: restart those workers with --key-file \(newKeyFile), run \(Installed.commandName) keys rotate --new-key-file \(newKeyFile) again, then retire")
             }
             let removed = try await KeyStore.retireWrappings(keepingKEK: new.kekID, client: client, logger: logger)
             let finished = try new.withoutRetiringKEK()

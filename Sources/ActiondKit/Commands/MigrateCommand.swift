@@ -34,8 +34,8 @@ struct MigrateCommand: AsyncParsableCommand {
                 for name in report.applied { print("applied \(name)") }
             }
             switch try await KeyStore.clearTextRemains(client: client, logger: logger) {
-            case true?: print("protected text from before sealing is still in clear: run actiond keys reseal (safe while workers run)")
-            case nil: print("could not tell within 5 s whether protected text from before sealing is still in clear: run actiond keys reseal to be sure")
+            case true?: print("protected text from before sealing is still in clear: run \(Installed.commandName) keys reseal (safe while workers run)")
+            case nil: print("could not tell within 5 s whether protected text from before sealing is still in clear: run \(Installed.commandName) keys reseal to be sure")
             case false?: break
             }
             if report.objects > 0 { print("applied \(report.objects) functions, views and grants (Schema/functions, views, grants)") }
@@ -52,7 +52,7 @@ struct MigrateCommand: AsyncParsableCommand {
                 }
                 print("citus: \(distribution.shardGroups) shard groups, each user's rows on one of them")
             } else if report.citusUndistributed {
-                print("the citus extension is installed: `actiond migrate --citus` distributes the tables by user (docs/citus.md)")
+                print("the citus extension is installed: `\(Installed.commandName) migrate --citus` distributes the tables by user (docs/citus.md)")
             }
         }
     }

@@ -5,10 +5,10 @@ import PostgresNIO
 
 /// `actiond pause [--user ID]`: workers stop claiming everyone's events, or one user's.
 struct PauseCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+    static var configuration: CommandConfiguration { CommandConfiguration(
         commandName: "pause",
         abstract: "Stop workers claiming everyone's events, or one user's (--user), within a second; submit keeps accepting.",
-        discussion: "Paused events stay queued: report_queue shows them as paused, and work --drain does not wait for them. Undo with actiond resume.")
+        discussion: "Paused events stay queued: report_queue shows them as paused, and work --drain does not wait for them. Undo with \(Installed.commandName) resume.") }
 
     @OptionGroup var options: GlobalOptions
     @Option(help: "Pause only this user's events (the user_id, exactly as submitted).") var user: String?
@@ -49,7 +49,7 @@ struct ResumeCommand: AsyncParsableCommand {
             let ended = try await OwnerOnly.run("resume") { try await Pauses.resume(user: user, client: client, logger: logger) }
             let state = try await Pauses.state(client: client, logger: logger)
             print(ended == 0 ? "nothing was paused\(user == nil ? "" : " for this user")" : "resumed: \(ended) pause\(ended == 1 ? "" : "s") ended")
-            if state.everyone { print("everyone is still paused: actiond resume (no --user) ends that") }
+            if state.everyone { print("everyone is still paused: \(Installed.commandName) resume (no --user) ends that") }
         }
     }
 }

@@ -3,14 +3,14 @@ import ActiondRuntime
 import ArgumentParser
 
 struct PruneCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+    static var configuration: CommandConfiguration { CommandConfiguration(
         commandName: "prune",
         abstract: "Remove input events and outcomes older than DURATION whose outcome is final, a whole partition of the log at a time.",
         discussion: """
             Never touches queued, retrying, held, stashed, paused or dead events: an old partition that still \
-            holds one is kept and named. Projections and domain events stay, so actiond rebuild gives the same \
+            holds one is kept and named. Projections and domain events stay, so \(Installed.commandName) rebuild gives the same \
             state after a prune. A pruned event's id may be submitted again (idempotency holds within the retention).
-            """)
+            """) }
 
     @OptionGroup var options: GlobalOptions
     @Option(name: .customLong("older-than"), help: ArgumentHelp("How long to keep events: 30d, 12h, 90m or 45s.", valueName: "DURATION"))
@@ -37,7 +37,7 @@ struct PruneCommand: AsyncParsableCommand {
         for kept in report.kept {
             let parts = [("queued or retrying", kept.queued), ("held", kept.held), ("stashed", kept.stashed), ("dead", kept.dead)]
                 .filter { $0.1 > 0 }.map { "\($0.1) \($0.0)" }.joined(separator: ", ")
-            print("kept \(kept.partition): old enough, but \(kept.unresolved) event(s) not final (\(parts)); it goes with a later prune once they are (retry or discard dead letters with actiond dead-letters)")
+            print("kept \(kept.partition): old enough, but \(kept.unresolved) event(s) not final (\(parts)); it goes with a later prune once they are (retry or discard dead letters with \(Installed.commandName) dead-letters)")
         }
     }
 }

@@ -25,7 +25,7 @@ struct ReportCommand: AsyncParsableCommand {
         if let watch, watch <= 0 { throw ValidationError("--watch must be a positive number of seconds") }
         if watch != nil && name == nil { throw ValidationError("--watch needs a report NAME") }
         if !isTrail && (user != nil || requestID != nil || since != nil) {
-            throw ValidationError("--user, --request-id and --since apply to the trail report only (actiond report trail --user ID)")
+            throw ValidationError("--user, --request-id and --since apply to the trail report only (\(Installed.commandName) report trail --user ID)")
         }
         if isTrail && user == nil && requestID == nil {
             throw ValidationError("report trail needs --user ID or --request-id ID: it shows one person's (or one notification's) events")

@@ -27,7 +27,7 @@ struct SubmitCommand: AsyncParsableCommand {
     var connections: Int = 2
     @Flag(name: .customLong("no-seal"), help: "Send protected text in clear, as plain SQL submit does.") var noSeal = false
     @Option(name: .customLong("intake-key"), help: ArgumentHelp(
-        "A public key file to trust (actiond keys intake-public-key prints one; one key per line); default: ACTIOND_INTAKE_KEY, else the key file's own keys.",
+        "A public key file to trust (\(Installed.commandName) keys intake-public-key prints one; one key per line); default: ACTIOND_INTAKE_KEY, else the key file's own keys.",
         valueName: "file"))
     var intakeKeyFile: String?
 
@@ -88,7 +88,7 @@ struct SubmitCommand: AsyncParsableCommand {
             let ring = try options.keyRing(command: "submit", logger: logger)
             pin = IntakeKeyPin(keys: ring.provider.intakeKeys.map(\.publicKey), source: "key file \(path)")
         } else {
-            throw ValidationError("actiond submit seals protected text only to an intake key it was given: pass --intake-key FILE (actiond keys intake-public-key prints one) or --key-file FILE, or send clear text with --no-seal")
+            throw ValidationError("\(Installed.commandName) submit seals protected text only to an intake key it was given: pass --intake-key FILE (\(Installed.commandName) keys intake-public-key prints one) or --key-file FILE, or send clear text with --no-seal")
         }
         let key = try pin.choose(served: try await KeyStore.intakePublicKey(client: client, logger: logger))
         let categories = try await CategoryStore.current(on: client, logger: logger)?.registry

@@ -1,10 +1,7 @@
 import ActiondKit
-import ActiondPostgres
-import ActiondRuntime
-import ActiondTestSupport
+import ActiondTesting
 import Foundation
 import OrderReady
-import PostgresNIO
 import Testing
 
 /// Version 1 of the handler, as it shipped before its events changed shape: a choice was
@@ -42,55 +39,53 @@ struct OrderReadyHandlerV1: CategoryHandler {
 }
 
 /// A handler changes the shape of its events; `actiond rebuild` still folds the log the
-/// previous version wrote, and a worker of the new version carries on from its state.
+/// previous version wrote, and a worker of the new version carries on from its state. Both
+/// versions run on one database through the public products (`ActiondTestDatabase.using`).
 @Suite("ORDER_READY evolution", .timeLimit(.minutes(3)))
 struct OrderReadyEvolutionTests {
-    static func work(_ handlers: CategoryHandlers, _ db: TestDatabase) async throws {
-        try await Workers(client: db.client, keys: TestKeys.shared, router: EventRouter(handlers: handlers),
-                             configuration: WorkerConfiguration(drain: true), logger: db.logger).run()
+    static func submit(_ lines: [String], _ db: ActiondTestDatabase) async throws {
+        let results = try await db.submit(lines)
+        #expect(results.allSatisfy { $0.status == "accepted" }, "\(results.filter { $0.status != "accepted" })")
     }
 
-    static func submit(_ lines: [String], _ db: TestDatabase) async throws {
-        let results = try await EventSubmitter(client: db.client, logger: db.logger).submit(lines)
-        #expect(results.allSatisfy { $0.status == .accepted }, "\(results.filter { $0.status != .accepted })")
+    /// The first column of a one-row read-only query, as an integer.
+    static func count(_ sql: String, _ db: ActiondTestDatabase) async throws -> Int? {
+        guard case .number(let count)? = try await db.query(sql).first?.values.first else { return nil }
+        return Int(count)
     }
 
     @Test func rebuildReadsTheLogOfThePreviousVersion() async throws {
-        try await TestDatabase.with { db in
-            let v1 = try CategoryHandlers([OrderReadyHandlerV1()])
-            let v2 = try CategoryHandlers([OrderReadyHandler()])
-            let registry = try CategoryRegistry.parse(try Data(contentsOf: OrderEvents.categoriesFile), handlers: v1)
-            _ = try await db.client.withConnection { try await CategoryStore.load(registry, on: $0, logger: db.logger) }
-
+        try await ActiondTestDatabase.with(handlers: [OrderReadyHandlerV1()]) { v1 in
+            try await v1.loadCategories(from: OrderEvents.categoriesFile)
             try await Self.submit([
                 OrderEvents.sent("s1", user: "ana", request: "r1", order: "7"),
                 OrderEvents.respond("door", user: "ana", request: "r1", action: "LEAVE_AT_DOOR_ACTION", at: 3),
                 OrderEvents.sent("s2", user: "bob", request: "r2", order: "8"),
                 OrderEvents.respond("way", user: "bob", request: "r2", action: "ON_MY_WAY_ACTION", at: 4),
-            ], db)
-            try await Self.work(v1, db)
-            #expect(try await db.scalar("SELECT count(*) FROM actiond.domain_events WHERE type = 'order.answered' AND schema_version = 1", as: Int.self) == 2)
+            ], v1)
+            try await v1.work()
+            #expect(try await Self.count("SELECT count(*) FROM actiond.domain_events WHERE type = 'order.answered' AND schema_version = 1", v1) == 2)
+            #expect(try await Self.count("SELECT count(*) FROM actiond.projections WHERE kind = 'order_ready'", v1) == 2)
 
             // The new build reads version 1's events and rebuilds exactly the rows version 1 wrote.
-            let summary = try await ProjectionRebuild(client: db.client, logger: db.logger, handlers: v2, keys: TestKeys.shared).run()
-            #expect(summary.rows > 0 && summary.removed == 0 && summary.written == 0, "\(summary)")
+            let v2 = try await v1.using(handlers: [OrderReadyHandler()])
+            #expect(try await v2.rebuild() == false, "the rebuild of version 1's log equals what version 1's workers built")
 
             // Its workers carry on from that state, writing version 2 events beside version 1's.
             try await Self.submit([OrderEvents.respond("way-later", user: "ana", request: "r1", action: "ON_MY_WAY_ACTION", at: 9),
-                                   OrderEvents.respond("door-earlier", user: "bob", request: "r2", action: "LEAVE_AT_DOOR_ACTION", at: 1)], db)
-            try await Self.work(v2, db)
-            #expect(try await db.scalar("SELECT count(*) FROM actiond.domain_events WHERE type = 'order.status_chosen' AND schema_version = 2", as: Int.self) == 1)
-            let statuses = try await db.client.query("""
-                SELECT user_id, state -> 'report' ->> 'status' FROM actiond.projections WHERE kind = 'order_ready' ORDER BY user_id
-                """, logger: db.logger).collect().map { try $0.decode((String, String).self) }
-            #expect(statuses.map { "\($0.0)=\($0.1)" } == ["ana=on_my_way", "bob=on_my_way"], "bob's older Leave at door is superseded")
-            let again = try await ProjectionRebuild(client: db.client, logger: db.logger, handlers: v2, keys: TestKeys.shared).run()
-            #expect(again.removed == 0 && again.written == 0, "a log of both versions rebuilds to the live state")
+                                   OrderEvents.respond("door-earlier", user: "bob", request: "r2", action: "LEAVE_AT_DOOR_ACTION", at: 1)], v2)
+            try await v2.work()
+            #expect(try await Self.count("SELECT count(*) FROM actiond.domain_events WHERE type = 'order.status_chosen' AND schema_version = 2", v2) == 1)
+            let statuses = try await v2.query("""
+                SELECT user_id, state -> 'report' ->> 'status' AS status FROM actiond.projections WHERE kind = 'order_ready' ORDER BY user_id
+                """)
+            #expect(statuses == [["user_id": .string("ana"), "status": .string("on_my_way")], ["user_id": .string("bob"), "status": .string("on_my_way")]],
+                    "bob's older Leave at door is superseded")
+            #expect(try await v2.outcomes()["door-earlier"] == "superseded")
+            #expect(try await v2.rebuild() == false, "a log of both versions rebuilds to the live state")
 
             // The old build cannot read version 2: it says so rather than guessing.
-            await #expect(throws: UnknownSchemaVersion.self) {
-                _ = try await ProjectionRebuild(client: db.client, logger: db.logger, handlers: v1, keys: TestKeys.shared).run()
-            }
+            await #expect(throws: UnknownSchemaVersion.self) { try await v1.rebuild() }
         }
     }
 }

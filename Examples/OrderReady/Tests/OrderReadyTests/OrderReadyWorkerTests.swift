@@ -1,38 +1,58 @@
-import ActiondPostgres
-import ActiondTestSupport
+import ActiondKit
+import ActiondTesting
 import Foundation
-import PostgresNIO
+import OrderReady
 import Testing
 
 /// ORDER_READY through a team's own executable, as a user runs it: categories load, submit,
-/// work, report, rebuild. Also what the stock `actiond` says about a category it lacks.
+/// work, report, rebuild, forget; its help and hints name it. Also what the stock `actiond`
+/// says about a category it lacks. Only the public products: `ActiondTestDatabase.run` runs
+/// the executables against the test's database, with its key file.
 @Suite("ORDER_READY worker", .timeLimit(.minutes(3)))
 struct OrderReadyWorkerTests {
     static let worker = "order-ready-worker"
 
-    func run(_ arguments: [String], _ db: TestDatabase, input: String? = nil, executable: String = worker) async throws -> ActiondProcess.Result {
-        try await ActiondProcess.run(arguments, database: db.url, input: input, executable: executable)
+    func run(_ arguments: [String], _ db: ActiondTestDatabase, input: String? = nil, executable: String = worker) async throws -> ActiondTestDatabase.CommandResult {
+        try await db.run(executable, arguments, input: input)
     }
 
-    func outcomes(_ db: TestDatabase) async throws -> [String: String] {
-        var outcomes: [String: String] = [:]
-        let rows = try await db.client.query("""
-            SELECT e.id, o.outcome || coalesce(':' || o.reason, '') FROM actiond.outcomes o JOIN actiond.events e USING (position)
-            """, logger: db.logger)
-        for try await (id, outcome) in rows.decode((String, String).self) { outcomes[id] = outcome }
-        return outcomes
+    /// The first column of a one-row read-only query, as an integer.
+    func count(_ sql: String, _ db: ActiondTestDatabase) async throws -> Int? {
+        guard case .number(let count)? = try await db.query(sql).first?.values.first else { return nil }
+        return Int(count)
     }
 
     /// report_orders as the command prints it in JSON, by "order/user".
-    func ordersReport(_ db: TestDatabase) async throws -> [String: [String: Any]] {
+    func ordersReport(_ db: ActiondTestDatabase) async throws -> [String: [String: Any]] {
         let result = try await run(["report", "orders", "--format", "json"], db)
         #expect(result.status == 0, "\(result.standardError)")
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]])
         return Dictionary(uniqueKeysWithValues: rows.map { ("\($0["order_id"]!)/\($0["user_id"]!)", $0) })
     }
 
+    /// The team's worker says its own name in its help and its hints; `actiond` still says
+    /// `actiond`.
+    @Test func itsHelpAndHintsNameTheWorker() async throws {
+        try await ActiondTestDatabase.with { db in
+            let help = try await run(["--help"], db)
+            #expect(help.status == 0 && help.standardOutput.contains("USAGE: order-ready-worker <subcommand>"), "\(help.standardOutput)")
+            #expect(!help.standardOutput.contains("USAGE: actiond"))
+            let forgetHelp = try await run(["forget", "--help"], db)
+            #expect(forgetHelp.standardOutput.contains("USAGE: order-ready-worker forget "), "\(forgetHelp.standardOutput)")
+            let discussion = forgetHelp.standardOutput.split(whereSeparator: \.isWhitespace).joined(separator: " ")   // unwrapped
+            #expect(discussion.contains("destroyed after order-ready-worker keys rotate") && !discussion.contains("actiond keys"), "\(discussion)")
+            let hint = try await run(["report", "orders", "--user", "ana"], db)
+            #expect(hint.status != 0 && hint.standardError.contains("(order-ready-worker report trail --user ID)"), "\(hint.standardError)")
+
+            let stock = try await run(["--help"], db, executable: "actiond")
+            #expect(stock.standardOutput.contains("USAGE: actiond <subcommand>"), "\(stock.standardOutput)")
+            let stockHint = try await run(["report", "orders", "--user", "ana"], db, executable: "actiond")
+            #expect(stockHint.standardError.contains("(actiond report trail --user ID)"), "\(stockHint.standardError)")
+        }
+    }
+
     @Test func responsesAreAppliedStashedReportedAndRebuilt() async throws {
-        try await TestDatabase.with { db in
+        try await ActiondTestDatabase.with { db in
             let load = try await run(["categories", "load", OrderEvents.categoriesFile.path], db)
             #expect(load.status == 0, "\(load.standardError)")
             let listing = try await run(["report"], db)
@@ -61,7 +81,7 @@ struct OrderReadyWorkerTests {
             #expect(bad.status == 1 && bad.standardError.contains("data.payload.ORDER_ID"))
 
             #expect(try await run(["work", "--drain"], db).status == 0)
-            let first = try await outcomes(db)
+            let first = try await db.outcomes()
             #expect(first["a-way"] == "applied" && first["a-door-locked"] == "rejected:authentication_required")
             #expect(first["a-door-older"] == "superseded" && first["a-msg"] == "stashed" && first["a-way-again"] == "applied")
             #expect(first["b-door"] == "applied" && first["b-snooze"] == "rejected:unknown_action")
@@ -77,11 +97,11 @@ struct OrderReadyWorkerTests {
             let unlock = OrderEvents.protectedData("a-unlock", user: "ana", available: true, at: 10)
             #expect(try await run(["submit", "-"], db, input: unlock).status == 0)
             #expect(try await run(["work", "--drain"], db).status == 0)
-            #expect(try await outcomes(db)["a-msg"] == "applied")
+            #expect(try await db.outcomes()["a-msg"] == "applied")
             orders = try await ordersReport(db)
             #expect(orders["42/ana"]?["courier_messages"] as? Int == 1 && orders["42/ana"]?["status"] as? String == "on_my_way")
-            #expect(try await db.scalar("SELECT count(*) FROM actiond.stash", as: Int.self) == 0)
-            #expect(try await db.scalar("SELECT count(*) FROM actiond.domain_events WHERE type = 'order.courier_messaged' AND schema_version = 2", as: Int.self) == 3)
+            #expect(try await count("SELECT count(*) FROM actiond.stash", db) == 0)
+            #expect(try await count("SELECT count(*) FROM actiond.domain_events WHERE type = 'order.courier_messaged' AND schema_version = 2", db) == 3)
 
             // No report shows the messages' text, in any format.
             for report in ["orders", "stash", "outcomes", "dead_letters"] {
@@ -95,21 +115,35 @@ struct OrderReadyWorkerTests {
             let rebuilt = try await run(["rebuild"], db)
             #expect(rebuilt.status == 0 && rebuilt.standardOutput.contains("nothing changed"), "\(rebuilt.standardOutput)\(rebuilt.standardError)")
 
+            // bob forgotten in the test's process (the kit, with the team's handler), ana by the
+            // worker: both share the database's key file, so the worker's rebuild reads both
+            // people's messages as forgotten, and the state is the same.
+            try await db.using(handlers: [OrderReadyHandler()]).forget(user: "bob")
+            let forgotten = try await run(["forget", "ana"], db)
+            #expect(forgotten.status == 0 && forgotten.standardOutput.contains("refused until order-ready-worker forget USER --allow-new-key"),
+                    "\(forgotten.standardOutput)\(forgotten.standardError)")
+            #expect(try await db.query("SELECT user_id FROM actiond.forgotten_users ORDER BY user_id") == [["user_id": .string("ana")], ["user_id": .string("bob")]])
+            let rebuiltAfterForget = try await run(["rebuild"], db)
+            #expect(rebuiltAfterForget.status == 0 && rebuiltAfterForget.standardOutput.contains("nothing changed"),
+                    "\(rebuiltAfterForget.standardOutput)\(rebuiltAfterForget.standardError)")
+            orders = try await ordersReport(db)
+            #expect(orders["42/bob"]?["courier_messages"] as? Int == 2 && orders["42/ana"]?["courier_messages"] as? Int == 1)
+
             // The stock binary has no order_ready handler: it says so instead of dropping state.
             let stock = try await run(["rebuild"], db, executable: "actiond")
             #expect(stock.status != 0 && stock.standardError.contains("order_ready"), "\(stock.standardError)")
-            #expect(try await db.scalar("SELECT count(*) FROM actiond.projections WHERE kind = 'order_ready'", as: Int.self) == 2)
+            #expect(try await count("SELECT count(*) FROM actiond.projections WHERE kind = 'order_ready'", db) == 2)
         }
     }
 
     @Test func aBuildWithoutTheHandlerRefusesTheCategoriesFileAndListsItsHandlers() async throws {
-        try await TestDatabase.with { db in
-            let before = try await db.scalar("SELECT count(*) FROM actiond.category_versions", as: Int.self)
+        try await ActiondTestDatabase.with { db in
+            let before = try await count("SELECT count(*) FROM actiond.category_versions", db)
             let stock = try await run(["categories", "load", OrderEvents.categoriesFile.path], db, executable: "actiond")
             #expect(stock.status == 1)
             #expect(stock.standardError.contains("unknown handler order_ready; this build knows: meeting_invitation, message_thread, timer"),
                     "\(stock.standardError)")
-            #expect(try await db.scalar("SELECT count(*) FROM actiond.category_versions", as: Int.self) == before, "nothing stored")
+            #expect(try await count("SELECT count(*) FROM actiond.category_versions", db) == before, "nothing stored")
             #expect(try await run(["categories", "load", OrderEvents.categoriesFile.path], db).status == 0)
         }
     }
