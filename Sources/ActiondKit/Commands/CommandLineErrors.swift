@@ -1,4 +1,5 @@
 import ActiondPostgres
+import ActiondRuntime
 import ArgumentParser
 import Foundation
 import PostgresNIO
@@ -7,15 +8,20 @@ extension AsyncParsableCommand {
     /// ArgumentParser's `main`, except that a database error is printed as PostgreSQL's code
     /// and message (`DatabaseFailure.describe`): a `PSQLError`'s own description is a generic
     /// sentence that names neither, and its full reflection would print the query's values.
+    /// A refused privilege (42501) is the sentence naming the role the command needs
+    /// (`RoleBoundCommand`).
     package static func runCommandLine() async {
+        var access: CommandAccess?
         do {
             var command = try parseAsRoot()
+            access = (type(of: command) as? any RoleBoundCommand.Type)?.access
             if var command = command as? any AsyncParsableCommand {
                 try await command.run()
             } else {
                 try command.run()
             }
         } catch let error as PSQLError {
+            if let access, let refusal = RoleRefusal(access, refusing: error) { fail(refusal) }
             fail(DatabaseCommandError(description: DatabaseFailure.describe(error)))
         } catch {
             fail(error)

@@ -24,9 +24,14 @@ package enum WorkerRunner {
         // A worker may start before its database (a deployment, a restart): wait up to 30 s.
         try await PostgresClient.withClient(url, maximumConnections: 1, patience: .seconds(30), logger: logger) { client in
             _ = try await Migrator(client: client, logger: logger, handlers: handlers).prepare()
+            try await checkPrivileges(client: client, logger: logger)
             // The forgotten list beside the KEK wins over an older database (a restored backup),
             // and producers find the intake key to seal to.
-            _ = try await Forgetting(client: client, keys: keys, router: EventRouter(handlers: handlers, rules: rules), logger: logger).reapply()
+            do {
+                _ = try await Forgetting(client: client, keys: keys, router: EventRouter(handlers: handlers, rules: rules), logger: logger).reapply()
+            } catch let error as PSQLError where error.sqlState == .insufficientPrivilege {
+                throw ForgottenListAhead(cause: DatabaseFailure.describe(error))
+            }
             if let intake = keys.provider.intakeKeys.first { try await KeyStore.publish(intake.publicKey, client: client, logger: logger) }
         }
         let client = PostgresClient(configuration: clientConfiguration(url, concurrency: configuration.concurrency, http: http != nil,
@@ -58,6 +63,34 @@ package enum WorkerRunner {
             "key_file": "\((keys.provider as? KeyFile)?.path ?? "a key provider")", "kek": "\(keys.provider.kekID)",
         ])
         try await ServiceGroup(configuration: group).run()
+    }
+
+    /// The functions the workers call (Schema/grants/grants.sql grants them to actiond_worker).
+    static let workersFunctions = ["claim", "load_streams", "load_stash", "commit_batch", "category_document", "release_holds",
+                                   "prune_report_minutes", "queue_is_empty", "queue_depth", "load_keys"]
+
+    /// Refuses, before any loop starts, a login that may not execute the workers' functions (a
+    /// producer's or a reader's): its batches and chores would fail with 42501 round after
+    /// round, and `--drain` would never return.
+    static func checkPrivileges(client: PostgresClient, logger: Logger) async throws {
+        let row = try await client.query("""
+            SELECT current_user::text,
+                   coalesce(array_agg(DISTINCT 'actiond.' || p.proname::text ORDER BY 'actiond.' || p.proname::text), '{}')
+            FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+            WHERE n.nspname = 'actiond' AND p.proname = ANY(\(workersFunctions)) AND NOT has_function_privilege(p.oid, 'EXECUTE')
+            """, logger: logger).collect().first
+        guard let (role, refused) = try row?.decode((String, [String]).self), !refused.isEmpty else { return }
+        let named = refused.prefix(2).joined(separator: ", ") + (refused.count > 2 ? " and \(refused.count - 2) more of the workers' functions" : "")
+        throw RoleRefusal(.work, cause: "role \(role) may not execute \(named)")
+    }
+
+    /// A worker login (actiond_worker) found people in the key file's forgotten list that this
+    /// database has not forgotten (a restored backup), and only the owner may forget them.
+    struct ForgottenListAhead: Error, CustomStringConvertible {
+        var cause: String
+        var description: String {
+            "the key file's forgotten list names people this database has not forgotten (restored from an older backup?), and only the owner may forget them again: run actiond migrate with this key file as the role that migrates (a member of actiond_owner), then start the workers (\(cause))"
+        }
     }
 
     /// What a worker's connections' application_name starts with, before its KEK id.
