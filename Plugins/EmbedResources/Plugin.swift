@@ -1,7 +1,7 @@
 import Foundation
 import PackagePlugin
 
-/// Embeds `Schema/{roles,migrations,functions,views,grants,citus}/*.sql` and `categories/default.json` into the target as
+/// Embeds `Schema/{roles,migrations,functions,views,grants,citus,citus/functions}/*.sql` and `categories/default.json` into the target as
 /// Swift string literals, so the `actiond` binary carries its migrations and default
 /// categories and needs no files beside it at run time. (SwiftPM resources must live inside
 /// the target's folder; the contract keeps `Schema/` at the top level for DBAs to read.)
@@ -14,7 +14,7 @@ struct EmbedResources: BuildToolPlugin {
         // the grants. (No triggers since 004_distributable_keys.sql: Citus refuses them.) Then
         // what `actiond migrate --citus` runs after all of them.
         var sqlFiles: [URL] = []
-        for folder in ["roles", "migrations", "functions", "views", "grants", "citus"] {
+        for folder in ["roles", "migrations", "functions", "views", "grants", "citus", "citus/functions"] {
             sqlFiles += try FileManager.default.contentsOfDirectory(at: schema.appending(path: folder), includingPropertiesForKeys: nil)
                 .filter { $0.pathExtension == "sql" }
                 .sorted { $0.lastPathComponent < $1.lastPathComponent }

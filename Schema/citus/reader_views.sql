@@ -34,7 +34,7 @@ begin
         -- long names would be cut to the same one.
         if octet_length(v.name) > 55 then
             raise exception 'report view actiond.% has a name longer than 55 bytes, which Citus readers cannot be given: rename it', v.name
-                using errcode = '42622';
+                using errcode = actiond.sqlstate('name_too_long');
         end if;
         definition := 'rows_of_' || v.name;
         execute format('drop function if exists actiond.%I() cascade', 'read_' || v.name);

@@ -48,7 +48,7 @@ begin
                                     from '"?position"? < ''?(-?\d+)')::bigint;
             if next_lower is null then
                 raise exception 'partition events_% has no upper bound that add_log_partitions can read', top_lower
-                    using errcode = 'XX000';
+                    using errcode = actiond.sqlstate('internal_error');
             end if;
         end loop;
         exit when top_lower > covering;

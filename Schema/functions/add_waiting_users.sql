@@ -8,23 +8,12 @@ create function actiond.add_waiting_users(user_ids text[])
 returns void
 language plpgsql volatile as $$
 begin
-    if exists (select from actiond.shard_ranges) then
-        -- Citus: a statement over co-located tables grouped by user, which it pushes down
-        -- (it refuses the per-user LIMIT below); reads each user's keys in the log.
-        insert into actiond.user_queues (user_id, queued_after)
-        select e.user_id, max(e.position)
-        from actiond.events e
-        where e.user_id = any(user_ids)
-        group by e.user_id
-        on conflict (user_id) do nothing;
-    else
-        -- One probe of the log's key per user, whatever its history.
-        insert into actiond.user_queues (user_id, queued_after)
-        select u.user_id, l.position
-        from (select distinct x.user_id from unnest(user_ids) as x(user_id)) u
-        cross join lateral (select e.position from actiond.events e
-                            where e.user_id = u.user_id order by e.position desc limit 1) l
-        on conflict (user_id) do nothing;
-    end if;
+    -- One probe of the log's key per user, whatever its history.
+    insert into actiond.user_queues (user_id, queued_after)
+    select u.user_id, l.position
+    from (select distinct x.user_id from unnest(user_ids) as x(user_id)) u
+    cross join lateral (select e.position from actiond.events e
+                        where e.user_id = u.user_id order by e.position desc limit 1) l
+    on conflict (user_id) do nothing;
 end
 $$;

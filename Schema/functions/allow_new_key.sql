@@ -13,7 +13,7 @@ begin
     where f.user_id = target
     returning f.through_version into last_version;
     if last_version is null then
-        raise exception using errcode = '22023', message = 'user: was never forgotten; --allow-new-key applies only after actiond forget USER';
+        raise exception using errcode = actiond.sqlstate('invalid_parameter_value'), message = 'user: was never forgotten; --allow-new-key applies only after actiond forget USER';
     end if;
     return last_version;
 end

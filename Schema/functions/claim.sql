@@ -19,13 +19,7 @@
 -- included; when everyone is paused (the row ''), nothing is claimed and the queue is not
 -- even read.
 --
--- On Citus (migrate --citus filled actiond.shard_ranges, 004_distributable_keys.sql) a
--- statement that locks rows must stay within one shard: the claim first picks the oldest due
--- users without locking (every shard, limit pushed down), then locks those of one shard range
--- at a time, oldest range first, until it gets some. A batch's users thus share a shard
--- group, and every statement of the worker's transaction routes to one node. Users are served
--- oldest range first instead of oldest user first (docs/citus.md 4.1). On plain PostgreSQL
--- shard_ranges is empty and the claim takes the oldest due users of everyone, as before.
+-- (On a distributed database citus/functions/claim.sql takes users one shard range at a time.)
 --
 -- only_user: claim that user alone, if its turn has come and no other worker holds it (a
 -- worker finding which user a failed batch's error belongs to; see BatchProcessor).
@@ -41,51 +35,13 @@ declare
     claimed text[];
     per_user bigint;
     version integer;
-    candidates text[];
-    range_users text[];
-    on_citus constant boolean := exists (select from actiond.shard_ranges);
     clock timestamptz;
 begin
     perform pg_advisory_xact_lock_shared(actiond.rebuild_lock_key());
     if exists (select from actiond.pauses p where p.user_id = '') then
         return;
     end if;
-    if only_user is null and on_citus then
-        -- Users other workers are processing keep their run_at until their batch commits, so
-        -- they lead the pick; when every candidate of a pick is taken, the next ones are
-        -- picked, up to four picks.
-        for pick in 0..3 loop
-            -- 1. Pick, without locks.
-            candidates := array(
-                select uq.user_id
-                from actiond.user_queues uq
-                where uq.run_at <= now()
-                  and not exists (select from actiond.pauses p where p.user_id = uq.user_id)
-                order by uq.run_at, uq.user_id
-                limit max_users * 4 offset pick * max_users * 4);
-            exit when cardinality(candidates) = 0;
-            -- 2. Lock, one range at a time (the candidates are in run_at order).
-            for range_users in
-                select array_agg(c.user_id order by c.n)
-                from unnest(candidates) with ordinality as c(user_id, n)
-                join actiond.shard_ranges r on hashtext(c.user_id) between r.lo and r.hi
-                group by r.shard_id
-                order by min(c.n)
-            loop
-                select array_agg(u.user_id) into claimed
-                from (
-                    select uq.user_id
-                    from actiond.user_queues uq
-                    where uq.user_id = any(range_users) and uq.run_at <= now()
-                    order by uq.run_at
-                    limit max_users
-                    for update skip locked
-                ) u;
-                exit when claimed is not null;
-            end loop;
-            exit when claimed is not null;
-        end loop;
-    elsif only_user is null then
+    if only_user is null then
         select array_agg(u.user_id) into claimed
         from (
             select uq.user_id
@@ -114,9 +70,6 @@ begin
 
     -- A second statement: its snapshot is taken after the locks were granted (see above).
     clock := clock_timestamp();
-    -- On Citus every distributed table is also filtered by the claimed users: planned with
-    -- their values (migrate --citus sets plan_cache_mode = force_custom_plan), the
-    -- statement is routed to their one shard group. On plain PostgreSQL the filter is always true.
     return query
     select q.position, u.user_id, q.attempts, q.id, q.type, q.occurred_at, q.data::text, q.submitted_at, version, clock
     from actiond.user_queues u
@@ -128,15 +81,13 @@ begin
         from ((select qq.position, qq.attempts, ev.id, ev.type, ev.occurred_at, ev.data, ev.submitted_at
                from actiond.queue qq
                join actiond.events ev on ev.user_id = qq.user_id and ev.position = qq.position
-                                     and (not on_citus or ev.user_id = any(claimed))
-               where qq.user_id = u.user_id and (not on_citus or qq.user_id = any(claimed))
+               where qq.user_id = u.user_id
                order by qq.position
                limit per_user)
               union all
               (select ee.position, 0, ee.id, ee.type, ee.occurred_at, ee.data, ee.submitted_at
                from actiond.events ee
                where ee.user_id = u.user_id and ee.position > u.queued_after
-                 and (not on_citus or ee.user_id = any(claimed))
                order by ee.position
                limit per_user)) x
         order by x.position

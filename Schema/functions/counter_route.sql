@@ -1,24 +1,5 @@
--- The route a writer of report counters keys its rows by (007_counter_routes.sql). On plain
--- PostgreSQL: the backend's pid modulo 64, so concurrent workers rarely wait on one row. On
--- Citus: one of the routes that live in the shard group of `near_user` (a user of the
--- writer's batch), so the counter rows are written on the node that holds the batch's users;
--- the slot is again the pid, spreading concurrent batches of one group. A route missing from
--- counter_routes (shards moved or split since `migrate --citus`) falls back to the plain
--- route: the counts stay right, only the batch then writes a second node.
+-- The route a writer of report counters keys its rows by (007_counter_routes.sql): the
+-- backend's pid modulo 64, so concurrent workers rarely wait on one row. `near_user` (a user
+-- of the writer's batch) matters on a distributed database only (citus/functions/counter_route.sql).
 create function actiond.counter_route(near_user text) returns text
-language plpgsql stable as $$
-declare
-    found text;
-begin
-    if near_user is not null and exists (select from actiond.counter_routes) then
-        select c.route into found
-        from actiond.counter_routes c
-        where c.shard_id = get_shard_id_for_distribution_column('actiond.user_queues', near_user)
-          and c.slot = pg_backend_pid() % (select count(*) from actiond.counter_routes r where r.shard_id = c.shard_id);
-        if found is not null then
-            return found;
-        end if;
-    end if;
-    return (pg_backend_pid() % 64)::text;
-end
-$$;
+language sql stable as $$ select (pg_backend_pid() % 64)::text $$;

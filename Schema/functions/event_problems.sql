@@ -30,69 +30,69 @@ begin
     with checked as materialized (
     select i.n, case
             when i.e is null or jsonb_typeof(i.e) <> 'object' then
-                array['22023', 'event: must be a JSON object, got ' || coalesce(jsonb_typeof(i.e), 'null')]
+                array[actiond.sqlstate('invalid_parameter_value'), 'event: must be a JSON object, got ' || coalesce(jsonb_typeof(i.e), 'null')]
             when i.e - array['id', 'type', 'user_id', 'occurred_at', 'data'] <> '{}'::jsonb then
-                array['22023', (select left(min(k), 64) from jsonb_object_keys(i.e - array['id', 'type', 'user_id', 'occurred_at', 'data']) k)
+                array[actiond.sqlstate('invalid_parameter_value'), (select left(min(k), 64) from jsonb_object_keys(i.e - array['id', 'type', 'user_id', 'occurred_at', 'data']) k)
                                || ': unknown field; an event has id, type, user_id, occurred_at and data']
             when coalesce(actiond.string_field_problem(i.e -> 'id', 'id', 128),
                           actiond.string_field_problem(i.e -> 'type', 'type'),
                           actiond.string_field_problem(i.e -> 'user_id', 'user_id', 200),
                           actiond.string_field_problem(i.e -> 'occurred_at', 'occurred_at')) is not null then
-                array['22023', coalesce(actiond.string_field_problem(i.e -> 'id', 'id', 128),
+                array[actiond.sqlstate('invalid_parameter_value'), coalesce(actiond.string_field_problem(i.e -> 'id', 'id', 128),
                                         actiond.string_field_problem(i.e -> 'type', 'type'),
                                         actiond.string_field_problem(i.e -> 'user_id', 'user_id', 200),
                                         actiond.string_field_problem(i.e -> 'occurred_at', 'occurred_at'))]
             when v.type not in ('notification.sent', 'notification.response', 'meeting.cancelled',
                                 'protected_data.unavailable', 'protected_data.available') then
-                array['22023', 'type: must be one of notification.sent, notification.response, '
+                array[actiond.sqlstate('invalid_parameter_value'), 'type: must be one of notification.sent, notification.response, '
                     || 'meeting.cancelled, protected_data.unavailable, protected_data.available']
             when not actiond.is_rfc3339(i.e ->> 'occurred_at') then
-                array['22007', 'occurred_at: must be an RFC 3339 date-time such as 2026-11-22T09:30:00Z']
+                array[actiond.sqlstate('invalid_datetime_format'), 'occurred_at: must be an RFC 3339 date-time such as 2026-11-22T09:30:00Z']
             -- Times the workers hold exactly and every report reads back, derived ones included
             -- (a snooze of up to 366 days; see MicrosecondTimestamp): 1900 through 2099 in UTC.
             -- Only a time in a boundary year is cast: an offset may move it across.
             when case when left(i.e ->> 'occurred_at', 4) between '1901' and '2098' then false
                       else (i.e ->> 'occurred_at')::timestamptz not between '1900-01-01 00:00:00+00' and '2099-12-31 23:59:59.999999+00' end then
-                array['22007', 'occurred_at: must be from 1900-01-01T00:00:00Z to 2099-12-31T23:59:59.999999Z once converted to UTC']
+                array[actiond.sqlstate('invalid_datetime_format'), 'occurred_at: must be from 1900-01-01T00:00:00Z to 2099-12-31T23:59:59.999999Z once converted to UTC']
             when substr(i.e ->> 'occurred_at', 18, 2) = '60' and not actiond.is_leap_second(i.e ->> 'occurred_at') then
-                array['22007', 'occurred_at: second 60 is a leap second, only at 23:59:60 UTC on the last day of a month']
+                array[actiond.sqlstate('invalid_datetime_format'), 'occurred_at: second 60 is a leap second, only at 23:59:60 UTC on the last day of a month']
             when v.data is null or jsonb_typeof(v.data) <> 'object' then
-                array['22023', 'data: is required (an object), got ' || coalesce(jsonb_typeof(v.data), 'nothing')]
+                array[actiond.sqlstate('invalid_parameter_value'), 'data: is required (an object), got ' || coalesce(jsonb_typeof(v.data), 'nothing')]
             -- Every type's data is bounded (a notification's payload has its own 4 KB rule).
             -- Cheap bound first: compact JSON is at most six bytes per byte of the binary form
             -- (an escaped control character), so only data over 5,461 binary bytes is measured.
             when pg_column_size(v.data) > 5461 and actiond.compact_json_bytes(v.data) > 32768 then
-                array['22023', 'data: must be at most 32768 bytes of UTF-8 JSON, got ' || actiond.compact_json_bytes(v.data)]
+                array[actiond.sqlstate('invalid_parameter_value'), 'data: must be at most 32768 bytes of UTF-8 JSON, got ' || actiond.compact_json_bytes(v.data)]
             -- One grammar at the door: what a worker's JSON parser cannot read (JSONText: every
             -- number a finite double, nesting at most 512 deep counting the envelope) is refused
             -- here, so no worker ever meets an event it cannot seal, whose text would stay in clear.
             when jsonb_path_exists(v.data, 'strict $.** ? (@.type() == "number" && (@ > 1.7976931348623157e308 || @ < -1.7976931348623157e308))') then
-                array['22003', 'data: holds a number beyond the range of a double (magnitude at most 1.7976931348623157e308), which workers cannot read']
+                array[actiond.sqlstate('numeric_value_out_of_range'), 'data: holds a number beyond the range of a double (magnitude at most 1.7976931348623157e308), which workers cannot read']
             when jsonb_path_exists(v.data, 'strict $.**{511 to last} ? (@.type() == "object" || @.type() == "array")') then
-                array['22023', 'data: is nested more than 512 deep (counting the event itself), which workers cannot read']
+                array[actiond.sqlstate('invalid_parameter_value'), 'data: is nested more than 512 deep (counting the event itself), which workers cannot read']
 
             -- notification.sent
             when v.type = 'notification.sent' then case
                 when actiond.string_field_problem(v.data -> 'request_id', 'data.request_id', 200) is not null then
-                    array['22023', actiond.string_field_problem(v.data -> 'request_id', 'data.request_id', 200)]
+                    array[actiond.sqlstate('invalid_parameter_value'), actiond.string_field_problem(v.data -> 'request_id', 'data.request_id', 200)]
                 when v.payload is null or jsonb_typeof(v.payload) <> 'object' then
-                    array['22023', 'data.payload: is required (an object: the APNs payload), got '
+                    array[actiond.sqlstate('invalid_parameter_value'), 'data.payload: is required (an object: the APNs payload), got '
                         || coalesce(jsonb_typeof(v.payload), 'nothing')]
                 -- Cheap upper bound first: the compact size is only computed near the limit.
                 when octet_length(v.payload::text) > 4096 and actiond.compact_json_bytes(v.payload) > 4096 then
-                    array['22023', 'data.payload: must be at most 4096 bytes of UTF-8 JSON, got ' || actiond.compact_json_bytes(v.payload)]
+                    array[actiond.sqlstate('invalid_parameter_value'), 'data.payload: must be at most 4096 bytes of UTF-8 JSON, got ' || actiond.compact_json_bytes(v.payload)]
                 -- The payload's keys are what handlers look custom keys up by; Swift's String
                 -- calls canonically equivalent keys equal, so a look-alike key ("TAS\u212A_ID"
                 -- with a Kelvin sign beside "TASK_ID") could stand in for the key checked here.
                 -- In NFC (ASCII always is), two keys are equivalent only when byte-identical.
                 when exists (select from jsonb_object_keys(v.payload) k where k !~ '^[ -~]*$' and not k is nfc normalized) then
-                    array['22023', 'data.payload: every key must be in Unicode normalization form NFC']
+                    array[actiond.sqlstate('invalid_parameter_value'), 'data.payload: every key must be in Unicode normalization form NFC']
                 when v.payload -> 'aps' is null or jsonb_typeof(v.payload -> 'aps') <> 'object' then
-                    array['22023', 'data.payload.aps: is required (an object), got ' || coalesce(jsonb_typeof(v.payload -> 'aps'), 'nothing')]
+                    array[actiond.sqlstate('invalid_parameter_value'), 'data.payload.aps: is required (an object), got ' || coalesce(jsonb_typeof(v.payload -> 'aps'), 'nothing')]
                 when actiond.string_field_problem(v.payload -> 'aps' -> 'category', 'data.payload.aps.category') is not null then
-                    array['22023', actiond.string_field_problem(v.payload -> 'aps' -> 'category', 'data.payload.aps.category')]
+                    array[actiond.sqlstate('invalid_parameter_value'), actiond.string_field_problem(v.payload -> 'aps' -> 'category', 'data.payload.aps.category')]
                 when c.category is null then
-                    array['23503', 'data.payload.aps.category: is not a registered category (identifiers are compared byte for byte; '
+                    array[actiond.sqlstate('foreign_key_violation'), 'data.payload.aps.category: is not a registered category (identifiers are compared byte for byte; '
                         || 'see actiond categories list)']
                 -- (A sealed alert, title or body counts: the producer sealed it to the intake key.)
                 when v.payload -> 'aps' -> 'mutable-content' = '1'::jsonb and not coalesce(
@@ -104,7 +104,7 @@ begin
                             or jsonb_typeof(v.payload -> 'aps' -> 'alert' -> 'title_sealed') = 'string'
                             or jsonb_typeof(v.payload -> 'aps' -> 'alert' -> 'body_sealed') = 'string')),
                         false) then
-                    array['22023', 'data.payload.aps.alert: mutable-content 1 requires an alert with a title or body']
+                    array[actiond.sqlstate('invalid_parameter_value'), 'data.payload.aps.alert: mutable-content 1 requires an alert with a title or body']
                 -- (->> of a missing field is null: only a sealed field present and not hpke1. counts.)
                 when coalesce(left(v.payload -> 'aps' ->> 'alert_sealed', 6) <> 'hpke1.', false)
                      or coalesce(left(v.payload -> 'aps' -> 'alert' ->> 'title_sealed', 6) <> 'hpke1.', false)
@@ -113,7 +113,7 @@ begin
                      or coalesce(left(v.payload -> 'aps' -> 'alert' ->> 'loc-args_sealed', 6) <> 'hpke1.', false)
                      or coalesce(left(v.payload -> 'aps' -> 'alert' ->> 'title-loc-args_sealed', 6) <> 'hpke1.', false)
                      or coalesce(left(v.payload -> 'aps' -> 'alert' ->> 'subtitle-loc-args_sealed', 6) <> 'hpke1.', false) then
-                    array['22023', 'data.payload.aps.alert: a sealed field must be a string sealed to the intake public key (hpke1.<key id>.<enc>.<ciphertext>)']
+                    array[actiond.sqlstate('invalid_parameter_value'), 'data.payload.aps.alert: a sealed field must be a string sealed to the intake public key (hpke1.<key id>.<enc>.<ciphertext>)']
                 -- Markers only actiond writes (a forget, sealed text that did not open): forged,
                 -- they would make a handler read a person's text as forgotten.
                 when v.payload -> 'aps' ?| array['alert_forgotten', 'alert_unreadable']
@@ -122,48 +122,48 @@ begin
                                                                   'title_unreadable', 'subtitle_unreadable', 'body_unreadable',
                                                                   'loc-args_forgotten', 'title-loc-args_forgotten', 'subtitle-loc-args_forgotten',
                                                                   'loc-args_unreadable', 'title-loc-args_unreadable', 'subtitle-loc-args_unreadable']) then
-                    array['22023', 'data.payload.aps.alert: fields ending in _forgotten or _unreadable are written by actiond, never submitted']
+                    array[actiond.sqlstate('invalid_parameter_value'), 'data.payload.aps.alert: fields ending in _forgotten or _unreadable are written by actiond, never submitted']
                 when missing.key is not null then
-                    array['22023', 'data.payload.' || missing.key || ': is required as a string for category ' || c.category
+                    array[actiond.sqlstate('invalid_parameter_value'), 'data.payload.' || missing.key || ': is required as a string for category ' || c.category
                         || ', got ' || coalesce(jsonb_typeof(v.payload -> missing.key), 'nothing')]
                 when oversized.key is not null then
-                    array['22023', 'data.payload.' || oversized.key || ': must be at most 200 characters, got ' || oversized.length]
+                    array[actiond.sqlstate('invalid_parameter_value'), 'data.payload.' || oversized.key || ': must be at most 200 characters, got ' || oversized.length]
                 when v.payload ? 'USER_ID' and v.payload -> 'USER_ID' is distinct from to_jsonb(i.e ->> 'user_id') then
-                    array['22023', 'data.payload.USER_ID: must equal the envelope''s user_id']
+                    array[actiond.sqlstate('invalid_parameter_value'), 'data.payload.USER_ID: must equal the envelope''s user_id']
             end
 
             -- notification.response
             when v.type = 'notification.response' then case
                 when coalesce(actiond.string_field_problem(v.data -> 'request_id', 'data.request_id', 200),
                               actiond.string_field_problem(v.data -> 'action', 'data.action', 200)) is not null then
-                    array['22023', coalesce(actiond.string_field_problem(v.data -> 'request_id', 'data.request_id', 200),
+                    array[actiond.sqlstate('invalid_parameter_value'), coalesce(actiond.string_field_problem(v.data -> 'request_id', 'data.request_id', 200),
                                             actiond.string_field_problem(v.data -> 'action', 'data.action', 200))]
                 when v.data ? 'text_forgotten' then
-                    array['22023', 'data.text_forgotten: is written by actiond, never submitted']
+                    array[actiond.sqlstate('invalid_parameter_value'), 'data.text_forgotten: is written by actiond, never submitted']
                 when v.data ? 'text_unreadable' then
-                    array['22023', 'data.text_unreadable: is written by actiond, never submitted']
+                    array[actiond.sqlstate('invalid_parameter_value'), 'data.text_unreadable: is written by actiond, never submitted']
                 when v.data ? 'text' and v.data ? 'text_sealed' then
-                    array['22023', 'data.text_sealed: give the text in clear (text) or sealed (text_sealed), not both']
+                    array[actiond.sqlstate('invalid_parameter_value'), 'data.text_sealed: give the text in clear (text) or sealed (text_sealed), not both']
                 when jsonb_typeof(v.data -> 'text_sealed') not in ('string', 'null') then
-                    array['22023', 'data.text_sealed: must be a string (hpke1.<key id>.<enc>.<ciphertext>), got ' || jsonb_typeof(v.data -> 'text_sealed')]
+                    array[actiond.sqlstate('invalid_parameter_value'), 'data.text_sealed: must be a string (hpke1.<key id>.<enc>.<ciphertext>), got ' || jsonb_typeof(v.data -> 'text_sealed')]
                 -- A producer seals to the intake key only; the at-rest form is the workers' to write.
                 when v.data ? 'text_sealed' and left(v.data ->> 'text_sealed', 6) <> 'hpke1.' then
-                    array['22023', 'data.text_sealed: must be sealed to the intake public key (hpke1.<key id>.<enc>.<ciphertext>)']
+                    array[actiond.sqlstate('invalid_parameter_value'), 'data.text_sealed: must be sealed to the intake public key (hpke1.<key id>.<enc>.<ciphertext>)']
                 when char_length(v.data ->> 'text_sealed') > 24576 then
-                    array['22023', 'data.text_sealed: must be at most 24576 characters, got ' || char_length(v.data ->> 'text_sealed')]
+                    array[actiond.sqlstate('invalid_parameter_value'), 'data.text_sealed: must be at most 24576 characters, got ' || char_length(v.data ->> 'text_sealed')]
                 when jsonb_typeof(v.data -> 'text') not in ('string', 'null') then
-                    array['22023', 'data.text: must be a string, got ' || jsonb_typeof(v.data -> 'text')]
+                    array[actiond.sqlstate('invalid_parameter_value'), 'data.text: must be a string, got ' || jsonb_typeof(v.data -> 'text')]
                 when char_length(v.data ->> 'text') > 4096 then
-                    array['22023', 'data.text: must be at most 4096 characters, got ' || char_length(v.data ->> 'text')]
+                    array[actiond.sqlstate('invalid_parameter_value'), 'data.text: must be at most 4096 characters, got ' || char_length(v.data ->> 'text')]
                 when v.data -> 'locked' is null or v.data -> 'locked' = 'null'::jsonb then
-                    array['22023', 'data.locked: is required (a boolean: the device was locked when the person acted)']
+                    array[actiond.sqlstate('invalid_parameter_value'), 'data.locked: is required (a boolean: the device was locked when the person acted)']
                 when jsonb_typeof(v.data -> 'locked') <> 'boolean' then
-                    array['22023', 'data.locked: must be a boolean, got ' || jsonb_typeof(v.data -> 'locked')]
+                    array[actiond.sqlstate('invalid_parameter_value'), 'data.locked: must be a boolean, got ' || jsonb_typeof(v.data -> 'locked')]
             end
 
             -- meeting.cancelled (protected_data.*: no data fields)
             when v.type = 'meeting.cancelled' and actiond.string_field_problem(v.data -> 'meeting_id', 'data.meeting_id', 200) is not null then
-                array['22023', actiond.string_field_problem(v.data -> 'meeting_id', 'data.meeting_id', 200)]
+                array[actiond.sqlstate('invalid_parameter_value'), actiond.string_field_problem(v.data -> 'meeting_id', 'data.meeting_id', 200)]
         end as problem
     from unnest(events) with ordinality as i(e, n)
     -- The parts the rules read. (-> on a JSON value that is not an object is null; each is a

@@ -10,26 +10,17 @@ security definer set search_path = actiond, pg_temp
 as $$
 #variable_conflict use_column
 begin
-    if not exists (select from actiond.shard_ranges) then
-        -- One primary-key probe per user: the limit keeps the planner from scanning the whole
-        -- table, which it chose while the table was young (2 ms a batch at 10,000 keys).
-        return query
-        select 'key'::text, k.user_id, k.version, k.kek_id, k.wrapped, null::boolean
-        from unnest(users) as u(id)
-        cross join lateral (
-            select k.user_id, k.version, k.kek_id, k.wrapped from actiond.data_keys k
-            where k.user_id = u.id
-            order by k.version, k.kek_id
-            limit 64
-        ) k;
-    else
-        -- On Citus a limit in a lateral subquery over unnest is refused; the users' filter
-        -- routes the statement to their shard group.
-        return query
-        select 'key'::text, k.user_id, k.version, k.kek_id, k.wrapped, null::boolean
-        from actiond.data_keys k
-        where k.user_id = any(users);
-    end if;
+    -- One primary-key probe per user: the limit keeps the planner from scanning the whole
+    -- table, which it chose while the table was young (2 ms a batch at 10,000 keys).
+    return query
+    select 'key'::text, k.user_id, k.version, k.kek_id, k.wrapped, null::boolean
+    from unnest(users) as u(id)
+    cross join lateral (
+        select k.user_id, k.version, k.kek_id, k.wrapped from actiond.data_keys k
+        where k.user_id = u.id
+        order by k.version, k.kek_id
+        limit 64
+    ) k;
     return query
     select 'fence'::text, f.user_id, f.through_version, null::text, null::bytea, f.new_key_allowed_at is not null
     from actiond.forgotten_users f

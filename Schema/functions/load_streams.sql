@@ -10,9 +10,6 @@ language plpgsql volatile
 -- Runs as its owner (SECURITY.md): callers are granted EXECUTE on it, not the tables.
 security definer set search_path = actiond, pg_temp
 as $$
-declare
-    own text[];
-    routes text[];
 begin
     if cardinality(lock_kinds) > 0 then
         perform actiond.lock_streams(lock_kinds, lock_ids);
@@ -20,40 +17,13 @@ begin
     -- One primary-key probe per wanted stream: the limit keeps the planner from turning a
     -- batch's few keys into a hash join over the whole table, which it chose while the table
     -- was young and its statistics small.
-    if not exists (select from actiond.shard_ranges) then
-        return query
-        select p.kind, p.stream_id, p.user_id, p.state::text, p.last_position, p.xmin::text::bigint
-        from unnest(kinds, ids, users) as s(kind, id, usr)
-        cross join lateral (
-            select p.kind, p.stream_id, p.user_id, p.state, p.last_position, p.xmin from actiond.projections p
-            where p.kind = s.kind and p.stream_id = s.id and p.user_id = s.usr
-            limit 1
-        ) p;
-        return;
-    end if;
-    -- On Citus (migrate --citus, 004_distributable_keys.sql) projections are distributed by
-    -- user, and a limit in a lateral subquery over unnest is refused. Two statements, each
-    -- naming its users so that it routes: the batch's own users' streams (one shard group),
-    -- and the streams shared by users (user ''), stored under their routes
-    -- (shared_stream_route) and given back as user ''. A stream with no row under its route
-    -- yet reads its row left under '' (a database migrate is moving: shared_routes.sql).
-    own := array(select distinct u.usr from unnest(users) as u(usr) where u.usr <> '');
     return query
     select p.kind, p.stream_id, p.user_id, p.state::text, p.last_position, p.xmin::text::bigint
-    from actiond.projections p
-    where p.user_id = any(own)
-      and (p.kind, p.stream_id, p.user_id) in (select * from unnest(kinds, ids, users));
-    routes := array(select actiond.shared_stream_route(s.kind, s.id)
-                    from unnest(kinds, ids, users) as s(kind, id, usr) where s.usr = '');
-    if cardinality(routes) > 0 then
-        return query
-        select distinct on (p.kind, p.stream_id)
-               p.kind, p.stream_id, ''::text, p.state::text, p.last_position, p.xmin::text::bigint
-        from actiond.projections p
-        where p.user_id = any(routes || ''::text)
-          and (p.user_id = '' or actiond.shared_stream_route(p.kind, p.stream_id) = p.user_id)
-          and actiond.shared_stream_route(p.kind, p.stream_id) = any(routes)
-        order by p.kind, p.stream_id, p.user_id = '';
-    end if;
+    from unnest(kinds, ids, users) as s(kind, id, usr)
+    cross join lateral (
+        select p.kind, p.stream_id, p.user_id, p.state, p.last_position, p.xmin from actiond.projections p
+        where p.kind = s.kind and p.stream_id = s.id and p.user_id = s.usr
+        limit 1
+    ) p;
 end
 $$;

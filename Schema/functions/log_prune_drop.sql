@@ -24,10 +24,10 @@ begin
     -- that every id is forgotten.
     select * into pending from actiond.log_unresolved(lower, upper);
     if pending.queued + pending.held + pending.stashed + pending.dead > 0 then
-        raise exception 'partition events_% has unresolved events', lower using errcode = 'ADP02';
+        raise exception 'partition events_% has unresolved events', lower using errcode = actiond.sqlstate('partition_has_unresolved_events');
     end if;
     if exists (select 1 from actiond.events e where e.position >= cursor_at and e.position < upper) then
-        raise exception 'partition events_% still has ids to forget', lower using errcode = 'ADP03';
+        raise exception 'partition events_% still has ids to forget', lower using errcode = actiond.sqlstate('partition_has_ids_to_forget');
     end if;
     execute format('drop table actiond.%I, actiond.%I', 'events_' || lower, 'outcomes_' || lower);
     delete from actiond.log_partitions p where p.lower_bound = lower;

@@ -16,7 +16,7 @@ begin
     select p.upper_bound, p.forget_from into upper, cursor_at
     from actiond.log_partitions p where p.lower_bound = lower for update;
     if cursor_at is null then
-        raise exception 'partition events_% is not being pruned', lower using errcode = 'ADP01';
+        raise exception 'partition events_% is not being pruned', lower using errcode = actiond.sqlstate('partition_not_being_pruned');
     end if;
     with chosen as (
         select e.user_id, e.id, e.position from actiond.events e

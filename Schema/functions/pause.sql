@@ -10,7 +10,7 @@ declare
     added integer;
 begin
     if pause.user_id = '' then
-        raise exception 'user_id: must not be empty (omit it to pause everyone)' using errcode = '22023';
+        raise exception 'user_id: must not be empty (omit it to pause everyone)' using errcode = actiond.sqlstate('invalid_parameter_value');
     end if;
     insert into actiond.pauses (user_id) values (coalesce(pause.user_id, ''))
     on conflict do nothing;

@@ -5,12 +5,7 @@
 -- applied (or rejected not_your_notification), the others rejected unknown_notification by
 -- their handler. Returns how many.
 --
--- On plain PostgreSQL one statement, as before 004: the oldest 10,000 such responses,
--- locked with SKIP LOCKED. On Citus (migrate --citus, 004_distributable_keys.sql) held is
--- distributed by user and the notifications by their user '', so the two cannot be joined in
--- one statement, and a statement that locks rows must stay within one shard: the request ids
--- of every held response are read first, then those whose notification is recorded, then
--- the responses are re-queued one shard group at a time.
+-- One statement: the oldest 10,000 such responses, locked with SKIP LOCKED.
 create function actiond.release_holds()
 returns bigint
 language plpgsql volatile
@@ -18,47 +13,19 @@ language plpgsql volatile
 security definer set search_path = actiond, pg_temp
 as $$
 declare
-    requests text[];
-    recorded text[];
-    released bigint := 0;
-    grp record;
     users text[];
     positions bigint[];
 begin
-    if not exists (select from actiond.shard_ranges) then
-        select array_agg(x.user_id order by x.position), array_agg(x.position order by x.position)
-        into users, positions
-        from (select h.user_id, h.position from actiond.held h
-              where h.hold_until <= now()
-                 or exists (select 1 from actiond.projections p
-                            where p.kind = 'notification' and p.stream_id = h.request_id and p.user_id = '')
-              order by h.position limit 10000 for update skip locked) x;
-        if positions is null then
-            return 0;
-        end if;
-        return actiond.requeue_held(users, positions);
-    end if;
-    requests := array(select distinct h.request_id from actiond.held h);
-    if cardinality(requests) = 0 then
+    select array_agg(x.user_id order by x.position), array_agg(x.position order by x.position)
+    into users, positions
+    from (select h.user_id, h.position from actiond.held h
+          where h.hold_until <= now()
+             or exists (select 1 from actiond.projections p
+                        where p.kind = 'notification' and p.stream_id = h.request_id and p.user_id = '')
+          order by h.position limit 10000 for update skip locked) x;
+    if positions is null then
         return 0;
     end if;
-    -- Notifications are shared streams, stored under their routes (shared_stream_route), or
-    -- under '' while a migrate moves them (shared_routes.sql).
-    recorded := array(select distinct p.stream_id from actiond.projections p
-                      where p.user_id = any(array(select actiond.shared_stream_route('notification', r) from unnest(requests) r) || ''::text)
-                        and p.kind = 'notification' and p.stream_id = any(requests));
-    for grp in
-        select array_agg(d.user_id order by d.position) as users, array_agg(d.position order by d.position) as positions
-        from (
-            select h.user_id, h.position from actiond.held h
-            where h.hold_until <= now() or h.request_id = any(recorded)
-            order by h.position limit 10000
-        ) d
-        left join actiond.shard_ranges r on hashtext(d.user_id) between r.lo and r.hi
-        group by r.shard_id
-    loop
-        released := released + actiond.requeue_held(grp.users, grp.positions);
-    end loop;
-    return released;
+    return actiond.requeue_held(users, positions);
 end
 $$;

@@ -10,7 +10,7 @@ declare
     removed integer;
 begin
     if resume.user_id = '' then
-        raise exception 'user_id: must not be empty (omit it to resume everyone)' using errcode = '22023';
+        raise exception 'user_id: must not be empty (omit it to resume everyone)' using errcode = actiond.sqlstate('invalid_parameter_value');
     end if;
     delete from actiond.pauses p where resume.user_id is null or p.user_id = resume.user_id;
     get diagnostics removed = row_count;

@@ -12,7 +12,7 @@ begin
     if exists (select from actiond.data_keys k
                where not exists (select from actiond.data_keys n
                                  where n.user_id = k.user_id and n.version = k.version and n.kek_id = kek)) then
-        raise exception using errcode = 'ADK02',
+        raise exception using errcode = actiond.sqlstate('rotation_incomplete'),
             message = 'some data keys have no wrapping under the new KEK yet; run actiond keys rotate --new-key-file FILE first';
     end if;
     delete from actiond.data_keys k where k.kek_id <> kek;

@@ -1,17 +1,10 @@
--- The Citus shard group each of `users` lives in, for a producer that splits a batch by
--- group (EventSubmitter): each group's events then go in a statement of their own, which
--- writes one node and commits in one phase. No rows on plain PostgreSQL (no shard ranges):
--- the whole batch is one group.
+-- The shard group each of `users` lives in, for a producer that splits a batch by group
+-- (EventSubmitter). One server has no shard groups: no rows, and the whole batch is one
+-- group. (A distributed database answers with citus/functions/shard_groups.sql.)
 create function actiond.shard_groups(users text[]) returns table (user_id text, shard_id bigint)
-language plpgsql stable
+language sql stable
 -- Runs as its owner (SECURITY.md): callers are granted EXECUTE on it, not the tables.
 security definer set search_path = actiond, pg_temp
 as $$
-begin
-    if exists (select from actiond.shard_ranges) then
-        return query
-        select u.value, get_shard_id_for_distribution_column('actiond.user_queues', u.value)
-        from unnest(users) as u(value);
-    end if;
-end
+    select null::text, null::bigint where false
 $$;

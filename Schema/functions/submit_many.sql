@@ -27,20 +27,10 @@ declare
     prior_types text[];
     prior_times timestamptz[];
     prior_data jsonb[];
-    taken_users text[];
-    taken_ids text[];
-    taken_positions bigint[];
-    on_citus constant boolean := exists (select from actiond.shard_ranges);
 begin
     -- A small batch (a producer's few events: the latency path) runs the generic plans the
-    -- session keeps: planning steps 3 and 4 for it cost about 0.7 ms a call, a fifth of the
-    -- whole call. The plans are safe for a few rows; the SET clause above restores the mode
-    -- when the function returns.
-    -- Not on Citus (shard_ranges has rows after migrate --citus): its planner cannot
-    -- distribute a generic plan's parameters.
-    if cardinality(events) <= 64 and not on_citus then
-        perform set_config('plan_cache_mode', 'force_generic_plan', true);
-    end if;
+    -- session keeps (plan_small_submits).
+    perform actiond.plan_small_submits(cardinality(events));
 
     -- 1. Validate every input once.
     select array_agg(p.code order by p.n), array_agg(p.message order by p.n)
@@ -63,7 +53,7 @@ begin
     if exists (select 1 from actiond.forgotten_users f
                where f.user_id = any (array(select i.e ->> 'user_id' from unnest(events, messages) as i(e, message) where i.message is null))
                  and f.new_key_allowed_at is null) then
-        select array_agg(case when f.user_id is null then i.code else '23000' end order by i.n),
+        select array_agg(case when f.user_id is null then i.code else actiond.sqlstate('integrity_constraint_violation') end order by i.n),
                array_agg(case when f.user_id is null then i.message
                               else 'user_id: this user was forgotten (actiond forget); their events are refused until an operator runs actiond forget USER --allow-new-key' end order by i.n)
         into codes, messages
@@ -79,6 +69,7 @@ begin
     --    Each statement reads plpgsql arrays, never a CTE another statement fills: on Citus a
     --    CTE's rows are copied to every node as an intermediate result, which made a submit
     --    of one shard group's users write (and commit in two phases) on every node.
+    --    store_events takes the positions and stores the events.
     select array_agg(c.n order by c.n), array_agg(c.user_id order by c.n), array_agg(c.id order by c.n)
     into candidate_ordinals, candidate_users, candidate_ids
     from (select distinct on (i.e ->> 'user_id', i.e ->> 'id') i.n::integer as n, i.e ->> 'user_id' as user_id, i.e ->> 'id' as id
@@ -86,77 +77,9 @@ begin
           where i.message is null
           order by i.e ->> 'user_id', i.e ->> 'id', i.n) c;
 
-    --    On Citus every insert here is a multi-row INSERT … VALUES of literals instead (see
-    --    insert_values.sql): an INSERT … SELECT from arrays runs there as a COPY, which Citus
-    --    commits in two phases even on one node.
-    if on_citus then
-        if cardinality(candidate_users) > 0 then
-            execute 'with taken as (insert into actiond.event_ids as ei (user_id, id) values '
-                 || (select string_agg(format('(%L, %L)', c.user_id, c.id), ', ' order by c.k)
-                     from unnest(candidate_users, candidate_ids) with ordinality as c(user_id, id, k))
-                 || ' on conflict (user_id, id) do nothing returning ei.user_id, ei.id, ei.position)'
-                 || ' select array_agg(t.user_id), array_agg(t.id), array_agg(t.position) from taken t'
-            into taken_users, taken_ids, taken_positions;
-        end if;
-        select array_agg(c.n order by t.position), array_agg(t.position order by t.position), array_agg(t.user_id order by t.position)
-        into stored_ordinals, stored, stored_users
-        from unnest(taken_users, taken_ids, taken_positions) as t(user_id, id, position)
-        join unnest(candidate_ordinals, candidate_users, candidate_ids) as c(n, user_id, id)
-            on c.user_id = t.user_id and c.id = t.id;
-    else
-        with taken as (
-            insert into actiond.event_ids as ei (user_id, id)
-            select c.user_id, c.id from unnest(candidate_users, candidate_ids) with ordinality as c(user_id, id, k)
-            order by c.k
-            on conflict (user_id, id) do nothing
-            returning ei.user_id, ei.id, ei.position
-        )
-        select array_agg(c.n order by t.position), array_agg(t.position order by t.position), array_agg(t.user_id order by t.position)
-        into stored_ordinals, stored, stored_users
-        from taken t join unnest(candidate_ordinals, candidate_users, candidate_ids) as c(n, user_id, id)
-            on c.user_id = t.user_id and c.id = t.id;
-    end if;
-
-    -- A position in the highest partition of the log: add the next one now (one spare is
-    -- kept above the highest position taken), so an insert never finds no partition.
-    if stored is not null
-       and stored[cardinality(stored)] >= (select p.lower_bound from actiond.log_partitions p
-                                          order by p.lower_bound desc limit 1) then
-        perform actiond.add_log_partitions(stored[cardinality(stored)]);
-    end if;
-
-    -- 3b. Store the events at those positions: that queues them.
-    if stored is not null and on_citus then
-        perform actiond.insert_values('insert into actiond.events as ev (position, id, type, user_id, occurred_at, data)',
-            array(select format('(%L, %L, %L, %L, %L, %L)', s.position, i.e ->> 'id', i.e ->> 'type', i.e ->> 'user_id',
-                                i.e ->> 'occurred_at', i.e -> 'data')
-                  from unnest(stored_ordinals, stored) as s(n, position)
-                  join unnest(events) with ordinality as i(e, n) on i.n = s.n
-                  order by s.position));
-        perform actiond.insert_values('insert into actiond.user_queues (user_id, queued_after)',
-            array(select format('(%L, %L)', u.user_id, u.first - 1)
-                  from (select s.user_id, min(s.position) as first from unnest(stored, stored_users) as s(position, user_id)
-                        group by s.user_id) u
-                  order by u.user_id),
-            'on conflict (user_id) do nothing');
-    elsif stored is not null then
-        insert into actiond.events as ev (position, id, type, user_id, occurred_at, data)
-        select s.position, i.e ->> 'id', i.e ->> 'type', i.e ->> 'user_id', (i.e ->> 'occurred_at')::timestamptz, i.e -> 'data'
-        from unnest(stored_ordinals, stored) as s(n, position)
-        join unnest(events) with ordinality as i(e, n) on i.n = s.n
-        order by s.position;
-
-        -- The user's "has work" row, unless it exists (a user in backoff stays in backoff). It
-        -- cannot be half-deleted by a worker: deleting it takes the order lock held here. Its
-        -- mark (queued_after) is just below the user's first event stored now: the log is the
-        -- queue (009_log_as_queue.sql), so storing the events queued them. Where the row exists
-        -- the user has events waiting, and the mark is below them already: the order lock
-        -- makes each user's positions a prefix of what workers see.
-        insert into actiond.user_queues (user_id, queued_after)
-        select s.user_id, min(s.position) - 1 from unnest(stored, stored_users) as s(position, user_id)
-        group by s.user_id
-        on conflict (user_id) do nothing;
-    end if;
+    select x.stored_ordinals, x.stored, x.stored_users
+    into stored_ordinals, stored, stored_users
+    from actiond.store_events(events, candidate_ordinals, candidate_users, candidate_ids) x;
 
     -- One position per input, in input order: 0 where nothing was stored for it.
     select array_agg(coalesce(s.position, 0) order by i.n)
@@ -202,8 +125,8 @@ begin
            coalesce(ins.p, same.position),
            case
                when i.message is not null then i.code
-               when ins.p is null and prior.position is null then '40001'
-               when ins.p is null and same.position is null then '23505'
+               when ins.p is null and prior.position is null then actiond.sqlstate('serialization_failure')
+               when ins.p is null and same.position is null then actiond.sqlstate('unique_violation')
            end,
            case
                when i.message is not null then i.message

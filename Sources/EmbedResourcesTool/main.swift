@@ -23,8 +23,11 @@ for path in arguments.dropFirst() {
     let url = URL(fileURLWithPath: path)
     let text = try String(contentsOf: url, encoding: .utf8)
     if url.pathExtension == "sql" {
-        // Named by folder and file: "migrations/001_baseline.sql", "functions/claim.sql".
-        let name = url.deletingLastPathComponent().lastPathComponent + "/" + url.lastPathComponent
+        // Named by their path under Schema/: "migrations/001_baseline.sql", "functions/claim.sql",
+        // "citus/functions/claim.sql".
+        let full = url.standardizedFileURL.path
+        let name = full.range(of: "/Schema/", options: .backwards).map { String(full[$0.upperBound...]) }
+            ?? url.deletingLastPathComponent().lastPathComponent + "/" + url.lastPathComponent
         schema.append("        (name: \"\(name)\", sql: \(literal(text))),")
     } else {
         categories = literal(text)

@@ -52,6 +52,12 @@ struct CitusTests {
             let plain = try await ActiondProcess.run(["migrate"], database: citus)
             #expect(plain.status == 0, "\(plain.standardError)")
             #expect(plain.standardOutput.contains("schema up to date") && !plain.standardOutput.contains("--citus"), "\(plain.standardOutput)")
+            // The functions' Citus variants are what the database runs, recorded as such.
+            let variants = SchemaObject.all.filter { $0.kind == .citusFunctions }
+            #expect(try await client.query("SELECT count(*) FROM actiond.schema_objects WHERE path LIKE 'citus/functions/%'", logger: logger)
+                .collect().first?.decode(Int.self) == variants.count)
+            #expect(try await client.query("SELECT pg_get_functiondef('actiond.claim'::regproc) LIKE '%shard_ranges%'", logger: logger)
+                .collect().first?.decode(Bool.self) == true, "claim is its Citus variant")
             // Each per-user table by its user, all in one co-location group; pauses a
             // reference table; categories and counters stay on the coordinator.
             let rows = try await client.query("""

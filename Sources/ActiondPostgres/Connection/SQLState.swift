@@ -30,6 +30,7 @@ package struct SQLState: RawRepresentable, Hashable, Sendable, ExpressibleByStri
     package static let serializationFailure: SQLState = "40001"
     package static let deadlockDetected: SQLState = "40P01"
     package static let insufficientPrivilege: SQLState = "42501"
+    package static let nameTooLong: SQLState = "42622"
     package static let undefinedFunction: SQLState = "42883"
     package static let tooManyConnections: SQLState = "53300"
     package static let programLimitExceeded: SQLState = "54000"
@@ -39,7 +40,8 @@ package struct SQLState: RawRepresentable, Hashable, Sendable, ExpressibleByStri
     package static let raiseException: SQLState = "P0001"
     package static let internalError: SQLState = "XX000"
 
-    // actiond's own (Schema/functions), one reason each.
+    // actiond's own, one reason each. SQL names them (and PostgreSQL's it uses) through
+    // actiond.sqlstate(name) (Schema/functions/sqlstate.sql), which a test checks against these.
     /// prune: the partition's ids are being forgotten by no prune (log_prune_forget).
     package static let partitionNotBeingPruned: SQLState = "ADP01"
     /// prune: the partition holds events whose outcome is not final (log_prune_drop).

@@ -29,13 +29,21 @@ package struct Migration: Sendable, Hashable {
         EmbeddedResources.schemaFiles.first { $0.name == "roles/roles.sql" }?.sql ?? "")
 }
 
-/// A function or view (`Schema/functions/NAME.sql`, `Schema/views/NAME.sql`), or the grants (`Schema/grants/grants.sql`): the one current
-/// definition of the object, re-applied by `actiond migrate` whenever any of these files changes.
+/// A function or view (`Schema/functions/NAME.sql`, `Schema/views/NAME.sql`), a function's
+/// Citus variant (`Schema/citus/functions/NAME.sql`), or the grants (`Schema/grants/grants.sql`):
+/// the one current definition of the object, re-applied by `actiond migrate` whenever any of
+/// these files changes.
+///
+/// One program per function: a function that must be written differently on a Citus cluster
+/// (statements that route to one shard group, INSERT … VALUES instead of INSERT … SELECT) has
+/// a second file of the same name under `citus/functions/`, which a distributed database
+/// installs instead of the one-server file (`installed(distributed:)`). No function branches
+/// on Citus at run time (a test checks the one-server files).
 package struct SchemaObject: Sendable, Hashable {
     package enum Kind: String, Sendable, Hashable, CaseIterable {
         // In the order they are created: views call functions, grants name all of them.
         // (No triggers since 004_distributable_keys.sql: Citus refuses them on distributed tables.)
-        case functions, views, grants
+        case functions, citusFunctions = "citus/functions", views, grants
     }
 
     package var kind: Kind
@@ -52,12 +60,25 @@ package struct SchemaObject: Sendable, Hashable {
     /// `functions/claim.sql`: how it is recorded in `actiond.schema_objects`.
     package var path: String { "\(kind.rawValue)/\(name).sql" }
 
-    /// The objects this build ships: functions, then views, then the grants, each by name.
+    /// The objects this build ships: functions, their Citus variants, views, then the
+    /// grants, each by name.
     package static let all: [SchemaObject] = EmbeddedResources.schemaFiles.compactMap { file -> SchemaObject? in
-        let parts = file.name.split(separator: "/", maxSplits: 1)
-        guard parts.count == 2, let kind = Kind(rawValue: String(parts[0])) else { return nil }
-        return SchemaObject(kind: kind, name: String(parts[1].dropLast(".sql".count)), sql: file.sql)
+        for kind in Kind.allCases where file.name.hasPrefix(kind.rawValue + "/") {
+            let rest = file.name.dropFirst(kind.rawValue.count + 1)
+            guard !rest.contains("/"), rest.hasSuffix(".sql") else { continue }
+            return SchemaObject(kind: kind, name: String(rest.dropLast(".sql".count)), sql: file.sql)
+        }
+        return nil
     }.sorted { ($0.kind.order, $0.name) < ($1.kind.order, $1.name) }
+
+    /// What a database installs of `objects`: on one server every object but the Citus
+    /// variants; on a distributed database (`migrate --citus` filled `shard_ranges`) each
+    /// function's Citus variant instead of its one-server file, and the Citus-only functions.
+    package static func installed(_ objects: [SchemaObject], distributed: Bool) -> [SchemaObject] {
+        guard distributed else { return objects.filter { $0.kind != .citusFunctions } }
+        let variants = Set(objects.filter { $0.kind == .citusFunctions }.map(\.name))
+        return objects.filter { $0.kind != .functions || !variants.contains($0.name) }
+    }
 
     package var statements: [String] { SQLStatementSplitter.split(sql) }
 }

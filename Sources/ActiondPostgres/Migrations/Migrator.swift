@@ -73,6 +73,8 @@ package struct Migrator: Sendable {
                 var report = try await migrateLocked(connection)
                 if let cluster {
                     report.citus = try await distribution.distribute(on: connection, version: cluster.version, workerNodes: cluster.workerNodes)
+                    // Now distributed: the functions' Citus variants replace their one-server files.
+                    report.objects += try await applyObjects(on: connection, distributed: true)
                 }
                 try await distribution.routeSharedRows(on: connection)
                 try await distribution.wrapReportViews(on: connection)
@@ -113,8 +115,9 @@ package struct Migrator: Sendable {
             """, logger: logger).collect().first?.decode(Bool.self) ?? false
     }
 
-    /// The checksum of every table migration and object file of this build, by path, as
-    /// `schema_checksums()` reports an applied one (computed by the server's sha256).
+    /// The checksum of every table migration and object file of this build (the Citus
+    /// variants included), by path, as `schema_checksums()` reports an applied one (computed
+    /// by the server's sha256).
     package func expectedChecksums() async throws -> [String: String] {
         let files = migrations.map { ("migrations/\($0.name)", $0.sql) } + objects.map { ($0.path, $0.sql) }
         let wanted = try await client.withConnection { try await Self.checksums(of: files.map(\.1), on: $0, logger: logger) }
@@ -132,8 +135,13 @@ package struct Migrator: Sendable {
         } catch let error as PSQLError where [.invalidSchemaName, .undefinedFunction, .insufficientPrivilege].contains(error.sqlState) {
             // No schema, no such function (an older schema), or no grant on it.
         }
-        let wanted: [String: String]
-        if let expected { wanted = expected } else { wanted = try await expectedChecksums() }
+        let every: [String: String]
+        if let expected { every = expected } else { every = try await expectedChecksums() }
+        // A distributed database recorded the Citus variants it installed (applyObjects).
+        let distributed = applied.keys.contains { $0.hasPrefix(SchemaObject.Kind.citusFunctions.rawValue + "/") }
+        let installed = Set(migrations.map { "migrations/\($0.name)" }
+            + SchemaObject.installed(objects, distributed: distributed).map(\.path))
+        let wanted = every.filter { installed.contains($0.key) }
         guard applied == wanted else {
             let role = try await client.query("SELECT current_user::text", logger: logger).collect().first?.decode(String.self) ?? "?"
             throw MigrationError(
@@ -219,7 +227,7 @@ package struct Migrator: Sendable {
             report.applied.append(migration.name)
         }
 
-        report.objects = try await applyObjects(on: connection)
+        report.objects = try await applyObjects(on: connection, distributed: try await Self.isDistributed(connection, logger: logger))
 
         let versions = try await connection.query("SELECT count(*) FROM actiond.category_versions", logger: logger)
             .collect().first?.decode(Int.self) ?? 0
@@ -232,9 +240,17 @@ package struct Migrator: Sendable {
         return report
     }
 
-    /// Re-applies every function, view and trigger when any file differs from what the
-    /// database recorded; returns how many objects were applied (0: all were current).
-    private func applyObjects(on connection: PostgresConnection) async throws -> Int {
+    /// Whether `migrate --citus` distributed this database (it filled `shard_ranges`).
+    static func isDistributed(_ connection: PostgresConnection, logger: Logger) async throws -> Bool {
+        try await connection.query("SELECT EXISTS (SELECT 1 FROM actiond.shard_ranges)", logger: logger)
+            .collect().first?.decode(Bool.self) ?? false
+    }
+
+    /// Re-applies every function, view and the grants when any file differs from what the
+    /// database recorded (`distributed`: with the functions' Citus variants); returns how many
+    /// objects were applied (0: all were current).
+    private func applyObjects(on connection: PostgresConnection, distributed: Bool) async throws -> Int {
+        let objects = SchemaObject.installed(self.objects, distributed: distributed)
         try await connection.query("""
             CREATE TABLE IF NOT EXISTS actiond.schema_objects (
                 path       text        PRIMARY KEY,
