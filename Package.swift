@@ -163,11 +163,7 @@ let package = Package(
                 "order-ready-worker",
                 "actiond",
                 "ActiondKit",
-                "ActiondPostgres",
-                "ActiondRuntime",
-                "ActiondTestSupport",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                "ActiondTesting",
             ],
             path: "Examples/OrderReady/Tests/OrderReadyTests",
             swiftSettings: swiftSettings

@@ -21,7 +21,10 @@ extension AsyncParsableCommand {
                 try command.run()
             }
         } catch let error as PSQLError {
-            if let access, let refusal = RoleRefusal(access, refusing: error) { fail(refusal) }
+            if let access, var refusal = RoleRefusal(access, refusing: error) {
+                refusal.executable = Installed.commandName
+                fail(refusal)
+            }
             fail(DatabaseCommandError(description: DatabaseFailure.describe(error)))
         } catch {
             fail(error)
