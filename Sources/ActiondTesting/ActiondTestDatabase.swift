@@ -98,17 +98,7 @@ public struct ActiondTestDatabase: Sendable {
     /// Each event's outcome by its id (`applied`, `rejected:reason`, `superseded`, `stashed`,
     /// `dead`), for the events of `user` (or everyone's).
     public func outcomes(user: String? = nil) async throws -> [String: String] {
-        let rows = try await database.client.query("""
-            SELECT e.id, o.outcome || coalesce(':' || o.reason, '') FROM actiond.events e
-            JOIN actiond.outcomes o ON o.user_id = e.user_id AND o.position = e.position
-            WHERE \(user)::text IS NULL OR e.user_id = \(user)
-            """, logger: database.logger).collect()
-        var outcomes: [String: String] = [:]
-        for row in rows {
-            let (id, outcome) = try row.decode((String, String).self)
-            outcomes[id] = outcome
-        }
-        return outcomes
+        try await database.outcomes(user: user)
     }
 
     /// Recomputes every projection from the log (what `actiond rebuild` does); returns whether

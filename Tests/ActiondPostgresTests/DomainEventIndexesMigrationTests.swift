@@ -97,10 +97,8 @@ struct DomainEventIndexesMigrationTests {
             #expect(try await ActiondProcess.run(["dead-letters", "retry", "d1"], database: db.url).status == 0)
             try await LiveMigration.drainHeldToo(db)
             try await LiveMigration.expectDecidedOnce(db, events: 13)
-            #expect(try await strings("""
-                SELECT e.id || ':' || o.outcome || ':' || coalesce(o.reason, '-') FROM actiond.outcomes o JOIN actiond.events e USING (user_id, position)
-                WHERE e.id IN ('d1', 'h1', 's3', 'p2') ORDER BY e.id
-                """) == ["d1:applied:-", "h1:applied:-", "p2:applied:-", "s3:applied:-"])
+            let outcomes = try await db.outcomes()
+            #expect(["d1", "h1", "p2", "s3"].map { outcomes[$0] } == ["applied", "applied", "applied", "applied"], "\(outcomes)")
         }
     }
 }

@@ -12,10 +12,6 @@ import Testing
 /// producer's open transaction; the hold sweeper re-queues the response afterwards.
 @Suite("Bounded waits", .timeLimit(.minutes(3)))
 struct BoundedWaitTests {
-    static func outcome(_ id: String, _ db: TestDatabase) async throws -> String? {
-        try await DomainProcessingTests.outcomes(db)[id]
-    }
-
     static func waitFor(_ what: String, _ condition: () async throws -> Bool) async throws {
         let start = ContinuousClock.now
         while try await !condition() {
@@ -44,15 +40,15 @@ struct BoundedWaitTests {
                     // r1 is recorded (ana's notification): its batch does not wait for bob's lock.
                     try await DomainProcessingTests.submit([Line.sent("ana-sent", request: "r1", category: "MEETING_INVITATION",
                                                                       keys: ["MEETING_ID": "m1"])], to: db)
-                    try await Self.waitFor("the recording batch's commit") { try await Self.outcome("ana-sent", db) == "applied" }
+                    try await Self.waitFor("the recording batch's commit") { try await db.outcomes()["ana-sent"] == "applied" }
                     #expect(try await db.scalar("SELECT count(*) FROM actiond.held", as: Int.self) == 1, "bob's response waits for the sweeper")
                     try await producer.query("COMMIT", logger: db.logger).drain()
                 }
 
                 // Once the producer is done, the sweeper re-queues bob's response and it is decided.
-                try await Self.waitFor("bob's response") { try await Self.outcome("bob-early", db) != nil }
-                try await Self.waitFor("bob's later event") { try await Self.outcome("bob-later", db) != nil }
-                #expect(try await Self.outcome("bob-early", db) == "rejected:not_your_notification")
+                try await Self.waitFor("bob's response") { try await db.outcomes()["bob-early"] != nil }
+                try await Self.waitFor("bob's later event") { try await db.outcomes()["bob-later"] != nil }
+                #expect(try await db.outcomes()["bob-early"] == "rejected:not_your_notification")
                 await group.triggerGracefulShutdown()
                 try await tasks.waitForAll()
             }

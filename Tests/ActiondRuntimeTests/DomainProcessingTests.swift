@@ -23,15 +23,6 @@ struct DomainProcessingTests {
         #expect(results.allSatisfy { $0.status == .accepted }, "\(results.filter { $0.status != .accepted })")
     }
 
-    static func outcomes(_ db: TestDatabase) async throws -> [String: String] {
-        var outcomes: [String: String] = [:]
-        let rows = try await db.client.query("""
-            SELECT e.id, o.outcome || coalesce(':' || o.reason, '') FROM actiond.outcomes o JOIN actiond.events e USING (position)
-            """, logger: db.logger)
-        for try await (id, outcome) in rows.decode((String, String).self) { outcomes[id] = outcome }
-        return outcomes
-    }
-
     static func report(_ db: TestDatabase, _ kind: String, _ id: String, _ user: String, _ field: String) async throws -> String? {
         try await db.client.query("""
             SELECT state -> 'report' ->> \(field) FROM actiond.projections WHERE kind = \(kind) AND stream_id = \(id) AND user_id = \(user)
@@ -62,7 +53,7 @@ struct DomainProcessingTests {
             try await Self.submit([Line.sent("s4", request: "inv", category: "GENERAL", user: "bob")], to: db)
             try await Self.drain(db, batchSize: 4)
 
-            let outcomes = try await Self.outcomes(db)
+            let outcomes = try await db.outcomes()
             #expect(outcomes == [
                 "s1": "applied", "decline": "applied", "accept-older": "superseded", "bob": "rejected:not_your_notification",
                 "locked": "rejected:authentication_required", "s2": "applied", "snooze": "applied",
@@ -94,12 +85,12 @@ struct DomainProcessingTests {
                 Line.sent("other", request: "tim", category: "TIMER_EXPIRED", keys: ["TIMER_ID": "t1"]),
             ], to: db)
             try await Self.drain(db)  // returns although the response waits: --drain does not wait for held responses
-            #expect(try await Self.outcomes(db) == ["other": "applied"], "the user's later event went on")
+            #expect(try await db.outcomes() == ["other": "applied"], "the user's later event went on")
             #expect(try await db.scalar("SELECT count(*) FROM actiond.held", as: Int.self) == 1)
 
             try await Self.submit([Line.sent("s1", request: "inv", category: "MEETING_INVITATION", keys: ["MEETING_ID": "m1"])], to: db)
             try await Self.drain(db)
-            #expect(try await Self.outcomes(db)["early"] == "applied")
+            #expect(try await db.outcomes()["early"] == "applied")
             #expect(try await db.scalar("SELECT count(*) FROM actiond.held", as: Int.self) == 0)
             #expect(try await Self.report(db, "invitation", "m1", "ana", "response") == "accepted")
         }
@@ -116,11 +107,11 @@ struct DomainProcessingTests {
                 defer { group.cancelAll() }
                 // About 2 s alone; a minute allows for the whole suite running at once on 2 cores.
                 let deadline = ContinuousClock.now + .seconds(60)
-                while try await Self.outcomes(db)["orphan"] == nil && ContinuousClock.now < deadline {
+                while try await db.outcomes()["orphan"] == nil && ContinuousClock.now < deadline {
                     try await Task.sleep(for: .milliseconds(100))
                 }
             }
-            #expect(try await Self.outcomes(db)["orphan"] == "rejected:unknown_notification")
+            #expect(try await db.outcomes()["orphan"] == "rejected:unknown_notification")
             #expect(try await db.scalar("SELECT count(*) FROM actiond.held", as: Int.self) == 0)
         }
     }
@@ -132,7 +123,7 @@ struct DomainProcessingTests {
             try await Self.drain(db)
             try await Self.submit([Line.respond("stop", request: "tim", action: "STOP_ACTION", at: 1000)], to: db)
             try await Self.drain(db)
-            let outcomes = try await Self.outcomes(db)
+            let outcomes = try await db.outcomes()
             #expect(outcomes["snooze-1"] == "applied" && outcomes["stop"] == "applied")
             #expect(outcomes["snooze-2"] == "rejected:timer_stopped" && outcomes["snooze-3"] == "rejected:timer_stopped")
             #expect(try await Self.report(db, "timer", "t1", "ana", "snoozeCount") == "1")
@@ -203,7 +194,7 @@ struct DomainProcessingTests {
                     let hits = workers.pool.states?.hits ?? 0
                     #expect(hits > 100, "rows read again unchanged come from the cache: \(hits) hits")
                 }
-                let outcomes = try await Self.outcomes(db).map { "\($0.key)=\($0.value)" }.sorted()
+                let outcomes = try await db.outcomes().map { "\($0.key)=\($0.value)" }.sorted()
                 #expect(outcomes.count == lines.count)
                 return try await Self.snapshot(db) + outcomes
             })

@@ -12,10 +12,6 @@ struct LookAlikeIdentifierTests {
     static let (nfc, nfd) = ("jos\u{e9}", "jose\u{301}")
 
     /// Every outcome, keyed by event id (the ids here are ASCII, so a `String` key is exact).
-    static func outcomes(_ db: TestDatabase) async throws -> [String: String] {
-        try await DomainProcessingTests.outcomes(db)
-    }
-
     @Test func aDecomposedUserCannotAnswerTheComposedUsersInvitation() async throws {
         try await TestDatabase.with { db in
             try await DomainProcessingTests.submit([
@@ -23,13 +19,13 @@ struct LookAlikeIdentifierTests {
                 Line.respond("spoof", request: "inv", action: "DECLINE_ACTION", user: Self.nfd),
             ], to: db)
             try await DomainProcessingTests.drain(db)
-            #expect(try await Self.outcomes(db) == ["sent": "applied", "spoof": "rejected:not_your_notification"])
+            #expect(try await db.outcomes() == ["sent": "applied", "spoof": "rejected:not_your_notification"])
             #expect(try await DomainProcessingTests.report(db, "invitation", "m1", Self.nfc, "response") == "pending")
             #expect(try await db.scalar("SELECT count(*) FROM actiond.projections WHERE user_id = \(Self.nfd)", as: Int.self) == 0)
             // The user's own answer still applies.
             try await DomainProcessingTests.submit([Line.respond("own", request: "inv", action: "DECLINE_ACTION", user: Self.nfc)], to: db)
             try await DomainProcessingTests.drain(db)
-            #expect(try await Self.outcomes(db)["own"] == "applied")
+            #expect(try await db.outcomes()["own"] == "applied")
             #expect(try await DomainProcessingTests.report(db, "invitation", "m1", Self.nfc, "response") == "declined")
         }
     }
@@ -44,7 +40,7 @@ struct LookAlikeIdentifierTests {
             ], to: db)
             // No hold window: a response whose notification is not recorded is rejected at once.
             try await DomainProcessingTests.drain(db, holdWindow: .zero)
-            #expect(try await Self.outcomes(db) == [
+            #expect(try await db.outcomes() == [
                 "sent": "applied", "kelvin": "rejected:unknown_action",
                 "decomposed-request": "rejected:unknown_notification", "read": "applied",
             ])

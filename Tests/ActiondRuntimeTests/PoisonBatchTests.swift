@@ -48,7 +48,7 @@ struct PoisonBatchTests {
         let expected = try await TestDatabase.with { db in
             try await DomainProcessingTests.submit(others, to: db)
             try await Self.drain(db)
-            return try await DomainProcessingTests.outcomes(db)
+            return try await db.outcomes()
         }
         try await TestDatabase.with { db in
             try await db.client.query("""
@@ -68,7 +68,7 @@ struct PoisonBatchTests {
             try await DomainProcessingTests.submit(Self.bad + others, to: db)
             try await Self.drain(db)
 
-            var outcomes = try await DomainProcessingTests.outcomes(db)
+            var outcomes = try await db.outcomes()
             let mine = Self.bad.indices.map { "bad-\($0 + 1)" }
             for id in mine { outcomes.removeValue(forKey: id) }
             // A response to a meeting another user of its group cancels depends on which of the
@@ -94,7 +94,7 @@ struct PoisonBatchTests {
             #expect(deadID == "bad-1" || deadID == "bad-2")
             #expect(attempts == 3)
             #expect(error.contains(SQLState.raiseException.rawValue) && error.contains("timer rows of user bad are refused by policy"), "\(error)")
-            let after = try await DomainProcessingTests.outcomes(db)
+            let after = try await db.outcomes()
             #expect(after["bad-3"] == "applied" && after["bad-4"] == "applied", "the user's later events went on")
             #expect(try await db.scalar("SELECT count(*) FROM actiond.pending_events", as: Int.self) == 0)
 
@@ -102,7 +102,7 @@ struct PoisonBatchTests {
             try await db.client.query("DROP TRIGGER refuse_bad_timers ON actiond.projections", logger: db.logger).drain()
             #expect(try await DeadLetters.retry(.all, on: db.client, logger: db.logger).count == 1)
             try await Self.drain(db)
-            #expect(try await DomainProcessingTests.outcomes(db)[deadID] == "applied")
+            #expect(try await db.outcomes()[deadID] == "applied")
             let ledger = try await Ledger.read(db)
             #expect(ledger.isExact, "every event has exactly one outcome, applied once: \(ledger)")
             #expect(try await db.scalar("SELECT state -> 'report' ->> 'phase' FROM actiond.projections WHERE kind = 'timer' AND user_id = 'bad'",
@@ -131,7 +131,7 @@ struct PoisonBatchTests {
                 """, logger: db.logger).drain()
             try await DomainProcessingTests.submit([later] + others, to: db)
             try await Self.drain(db)
-            let outcomes = try await DomainProcessingTests.outcomes(db)
+            let outcomes = try await db.outcomes()
             #expect(outcomes["huge-2"] == "dead")
             #expect(outcomes["huge-3"] == "applied", "the user's later event went on")
             let error = try await db.scalar("""

@@ -39,7 +39,7 @@ struct StashProcessingTests {
                 Line.respond("read", request: "ana-r", action: "MARK_READ_ACTION", locked: true),
             ], to: db)
             try await DomainProcessingTests.drain(db)  // --drain does not wait for the stash
-            var outcomes = try await DomainProcessingTests.outcomes(db)
+            var outcomes = try await db.outcomes()
             #expect(outcomes["reply-1"] == "stashed" && outcomes["reply-2"] == "stashed" && outcomes["read"] == "applied")
             #expect(try await Self.replies(db).isEmpty)
             #expect(try await DomainProcessingTests.report(db, "thread", "th", "ana", "messages") == "1")
@@ -50,7 +50,7 @@ struct StashProcessingTests {
 
             try await DomainProcessingTests.submit([Self.state("protected_data.available", "unlock")], to: db)
             try await DomainProcessingTests.drain(db)
-            outcomes = try await DomainProcessingTests.outcomes(db)
+            outcomes = try await db.outcomes()
             #expect(outcomes["reply-1"] == "applied" && outcomes["reply-2"] == "applied")
             #expect(try await Self.replies(db) == ["first secret", "second secret"])
             #expect(try await db.scalar("SELECT count(*) FROM actiond.stash", as: Int.self) == 0)
@@ -80,7 +80,7 @@ struct StashProcessingTests {
             #expect(try await Self.replies(db) == expected)
             #expect(try await DomainProcessingTests.report(db, "invitation", "m1", "ana", "response") == "declined")
             #expect(try await DomainProcessingTests.report(db, "timer", "t1", "ana", "snoozeCount") == "10")
-            let outcomes = try await DomainProcessingTests.outcomes(db)
+            let outcomes = try await db.outcomes()
             #expect(outcomes.filter { $0.key.hasPrefix("reply-") }.allSatisfy { $0.value == "applied" })
             #expect(outcomes.filter { $0.value == "stashed" }.isEmpty)
             #expect(try await db.scalar("SELECT count(*) FROM actiond.stash", as: Int.self) == 0)
@@ -93,7 +93,7 @@ struct StashProcessingTests {
             try await DomainProcessingTests.drain(db)
             try await DomainProcessingTests.submit(Self.thread() + [Self.reply("reply", "sealed")], to: db)
             try await DomainProcessingTests.drain(db, batchSize: 100)
-            #expect(try await DomainProcessingTests.outcomes(db)["reply"] == "stashed")
+            #expect(try await db.outcomes()["reply"] == "stashed")
             #expect(try await Self.replies(db).isEmpty)
         }
     }
@@ -121,7 +121,7 @@ struct StashProcessingTests {
             ], to: db)
             try await DomainProcessingTests.drain(db)
             #expect(try await Self.replies(db, user: "bob") == ["straight in", "again"])
-            #expect(try await DomainProcessingTests.outcomes(db)["ana-1"] == "stashed")
+            #expect(try await db.outcomes()["ana-1"] == "stashed")
             #expect(try await db.scalar("SELECT count(*) FROM actiond.pending_events", as: Int.self) == 0)
         }
     }

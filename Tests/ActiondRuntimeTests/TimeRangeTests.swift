@@ -26,7 +26,7 @@ struct TimeRangeTests {
                                data: #"{"request_id":"m","action":"MARK_READ_ACTION","locked":false}"#),
             ], to: db)
             try await DomainProcessingTests.drain(db)
-            #expect(Set(try await DomainProcessingTests.outcomes(db).values) == ["applied"])
+            #expect(Set(try await db.outcomes().values) == ["applied"])
 
             #expect(try await db.scalar("SELECT fires_at = '2100-01-01T00:08:00.123457Z' FROM actiond.report_timers WHERE timer_id = 't1'", as: Bool.self))
             #expect(try await db.scalar("SELECT responded_at = '1900-01-01T00:00:00.000001Z' FROM actiond.report_invitations WHERE meeting_id = 'm1'", as: Bool.self))

@@ -64,7 +64,7 @@ struct WorkerPoolTests {
             #expect(try await DeadLetters.retry(.event("bad"), on: db.client, logger: db.logger).count == 1)
             #expect(try await DeadLetters.retry(.all, on: db.client, logger: db.logger).isEmpty, "nothing else is dead")
             try await Self.drain(db, handler: handler, retry: retry)
-            let outcome = try await db.scalar("SELECT o.outcome FROM actiond.outcomes o JOIN actiond.events e USING (position) WHERE e.id = 'bad'", as: String.self)
+            let outcome = try await db.outcomes()["bad"]
             #expect(outcome == "applied")
             let ledger = try await Ledger.read(db)
             #expect(ledger.isExact, "\(ledger)")

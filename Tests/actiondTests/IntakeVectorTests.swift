@@ -55,11 +55,8 @@ struct IntakeVectorTests {
             #expect(work.status == 0, "\(work.standardError.suffix(600))")
             let keys = KeyRing(provider: try KeyFile(path: keyFile))
             #expect(try await ProtectedTextReader.replies(db, user: "ana", keys: keys) == ["Running 5 min late"])
-            let refused = try await db.scalar("""
-                SELECT string_agg(e.id || ':' || o.outcome || ':' || coalesce(o.reason, ''), ' ' ORDER BY e.id)
-                FROM actiond.outcomes o JOIN actiond.events e USING (user_id, position) WHERE e.id IN ('vec-2', 'vec-3')
-                """, as: String.self)
-            #expect(refused == "vec-2:rejected:invalid_text vec-3:rejected:invalid_text")
+            let outcomes = try await db.outcomes(user: "ana")
+            #expect(outcomes["vec-2"] == "rejected:invalid_text" && outcomes["vec-3"] == "rejected:invalid_text", "\(outcomes)")
         }
     }
 }

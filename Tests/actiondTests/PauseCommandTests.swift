@@ -13,10 +13,6 @@ struct PauseCommandTests {
         }.joined(separator: "\n")
     }
 
-    static func outcomes(_ db: TestDatabase, user: String) async throws -> Int {
-        try await db.scalar("SELECT count(*) FROM actiond.outcomes o JOIN actiond.events e USING (position) WHERE e.user_id = \(user)", as: Int.self)
-    }
-
     static func paused(_ db: TestDatabase) async throws -> Int {
         try await db.scalar("SELECT events FROM actiond.report_queue WHERE status = 'paused'", as: Int.self)
     }
@@ -39,9 +35,9 @@ struct PauseCommandTests {
 
             // --drain returns although ana's events wait; bob's and the look-alike user's are done.
             _ = try await Self.run(["work", "--drain"], db)
-            #expect(try await Self.outcomes(db, user: ana) == 0)
-            #expect(try await Self.outcomes(db, user: "bob") == 5)
-            #expect(try await Self.outcomes(db, user: lookAlike) == 5, "a look-alike id is another user")
+            #expect(try await db.outcomes(user: ana).count == 0)
+            #expect(try await db.outcomes(user: "bob").count == 5)
+            #expect(try await db.outcomes(user: lookAlike).count == 5, "a look-alike id is another user")
 
             // A reader login reads report_queue with paused events in it (the view reads
             // actiond.pauses as its owner).
@@ -64,7 +60,7 @@ struct PauseCommandTests {
             let resume = try await Self.run(["resume", "--user", ana], db)
             #expect(resume.standardOutput.contains("1 pause ended"), "\(resume.standardOutput)")
             _ = try await Self.run(["work", "--drain"], db)
-            #expect(try await Self.outcomes(db, user: ana) == 7)
+            #expect(try await db.outcomes(user: ana).count == 7)
             #expect(try await Self.paused(db) == 0)
             try await WorkCommandTests.expectExactlyOnce(db, events: 17)
         }
