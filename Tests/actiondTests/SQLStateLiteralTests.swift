@@ -22,10 +22,10 @@ struct SQLStateLiteralTests {
         "Tests/actiondTests/RoleTests.swift": [.internalError, .serializationFailure, .deadlockDetected, .insufficientPrivilege],
     ]
 
-    /// A five-character code of one of PostgreSQL's classes (or actiond's `AD`), as a whole
-    /// quoted literal (`"23505"`, `'23505'` in SQL), in brackets as actiond prints a refusal
-    /// (`refused [22023]`), or at the start of a quoted message (`"54000: …"`). Other five
-    /// characters (`"12345"` in test data, `256MB`) are not codes.
+    /// A five-character code of one of PostgreSQL's classes (or actiond's `AD`): a whole quoted
+    /// literal (in double quotes, or single quotes in SQL), in brackets as actiond prints a
+    /// refusal (`refused [code]`), or at the start of a quoted message (`"code: …"`). Other
+    /// five characters (digits of another class in test data, `256MB`) are not codes.
     static let code = "(?:00|01|02|03|08|09|0A|0B|0F|0L|0P|0Z|20|21|22|23|24|25|26|27|28|2B|2D|2F|34|38|39|3B|3D|3F|40|42|44|53|54|55|57|58|72|AD|F0|HV|P0|XX)[0-9A-Z]{3}"
     static let pattern = #"["'](\#(code))["':]|\[(\#(code))\]"#
 
@@ -58,7 +58,7 @@ struct SQLStateLiteralTests {
             let c = "line 3: refused [2\u{32}P02] event"
             let d = "5\u{34}000: value too long"
             // a comment naming 2\u{32}023 in "2\u{32}023" is prose
-            let e = "12345", f = "2026", g = "max_wal_size=256MB", h = "2026-11-22T09:30:00Z", i = 23505
+            let e = "1\u{32}345", f = "2026", g = "max_wal_size=256MB", h = "2026-11-22T09:30:00Z", i = 23505
             """
         let found = try Self.findings(in: text, file: "probe.swift")
         #expect(found.map(\.line) == [1, 2, 3, 4], "\(found)")
