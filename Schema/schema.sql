@@ -48,17 +48,17 @@ ALTER TABLE actiond.category_versions ALTER COLUMN version ADD GENERATED ALWAYS 
     CACHE 1
 );
 
--- Name: counter_routes; Type: TABLE; Schema: actiond; Owner: -
+-- Name: counter_keys; Type: TABLE; Schema: actiond; Owner: -
 
-CREATE TABLE actiond.counter_routes (
+CREATE TABLE actiond.counter_keys (
     shard_id bigint NOT NULL,
     slot integer NOT NULL,
-    route text NOT NULL
+    counter_key text NOT NULL
 );
 
--- Name: TABLE counter_routes; Type: COMMENT; Schema: actiond; Owner: -
+-- Name: TABLE counter_keys; Type: COMMENT; Schema: actiond; Owner: -
 
-COMMENT ON TABLE actiond.counter_routes IS 'Citus only: report counter routes that live in each shard group (filled by migrate --citus).';
+COMMENT ON TABLE actiond.counter_keys IS 'Citus only: the report counters'' keys that live in each shard group (filled by migrate --citus).';
 
 -- Name: data_keys; Type: TABLE; Schema: actiond; Owner: -
 
@@ -230,7 +230,7 @@ COMMENT ON TABLE actiond.intake_keys IS 'Public keys producers seal protected te
 CREATE TABLE actiond.latency_all_time (
     bucket integer NOT NULL,
     events bigint NOT NULL,
-    route text NOT NULL
+    counter_key text NOT NULL
 );
 
 -- Name: latency_minutes; Type: TABLE; Schema: actiond; Owner: -
@@ -239,7 +239,7 @@ CREATE TABLE actiond.latency_minutes (
     minute timestamp with time zone NOT NULL,
     bucket integer NOT NULL,
     events bigint NOT NULL,
-    route text NOT NULL
+    counter_key text NOT NULL
 );
 
 -- Name: log_partitions; Type: TABLE; Schema: actiond; Owner: -
@@ -277,7 +277,7 @@ CREATE TABLE actiond.outcome_counts (
     outcome text NOT NULL,
     reason text NOT NULL,
     events bigint NOT NULL,
-    route text NOT NULL
+    counter_key text NOT NULL
 );
 
 -- Name: outcomes; Type: TABLE; Schema: actiond; Owner: -
@@ -353,9 +353,9 @@ CREATE TABLE actiond.pauses (
 
 COMMENT ON TABLE actiond.pauses IS 'Paused users (user_id) or everyone (user_id = ''''): workers do not claim their events.';
 
--- Name: queue; Type: TABLE; Schema: actiond; Owner: -
+-- Name: requeued_events; Type: TABLE; Schema: actiond; Owner: -
 
-CREATE TABLE actiond.queue (
+CREATE TABLE actiond.requeued_events (
     "position" bigint NOT NULL,
     user_id text NOT NULL,
     attempts integer DEFAULT 0 NOT NULL,
@@ -363,22 +363,26 @@ CREATE TABLE actiond.queue (
 )
 WITH (autovacuum_vacuum_scale_factor='0', autovacuum_vacuum_threshold='1000', autovacuum_vacuum_cost_delay='0', autovacuum_analyze_scale_factor='0', autovacuum_analyze_threshold='5000', autovacuum_vacuum_insert_threshold='-1');
 
--- Name: TABLE queue; Type: COMMENT; Schema: actiond; Owner: -
+-- Name: TABLE requeued_events; Type: COMMENT; Schema: actiond; Owner: -
 
-COMMENT ON TABLE actiond.queue IS 'Events waiting out of their user''s log order: failed (waiting for a retry), held responses put back, dead letters retried. Each at or below its user''s queued_after.';
+COMMENT ON TABLE actiond.requeued_events IS 'Events put back in their user''s line below the mark: failed (waiting for a retry), held responses released, dead letters retried. Each at or below its user''s mark (waiting_users.mark).';
 
--- Name: user_queues; Type: TABLE; Schema: actiond; Owner: -
+-- Name: waiting_users; Type: TABLE; Schema: actiond; Owner: -
 
-CREATE TABLE actiond.user_queues (
+CREATE TABLE actiond.waiting_users (
     user_id text NOT NULL,
     run_at timestamp with time zone DEFAULT now() NOT NULL,
-    queued_after bigint NOT NULL
+    mark bigint NOT NULL
 )
 WITH (autovacuum_vacuum_scale_factor='0', autovacuum_vacuum_threshold='1000', autovacuum_vacuum_cost_delay='0', autovacuum_analyze_scale_factor='0', autovacuum_analyze_threshold='5000', autovacuum_vacuum_insert_threshold='-1');
 
--- Name: COLUMN user_queues.queued_after; Type: COMMENT; Schema: actiond; Owner: -
+-- Name: TABLE waiting_users; Type: COMMENT; Schema: actiond; Owner: -
 
-COMMENT ON COLUMN actiond.user_queues.queued_after IS 'Every event of the user in the log with a greater position waits for a worker (the log is the queue).';
+COMMENT ON TABLE actiond.waiting_users IS 'One row per user with events waiting: its mark and its turn (run_at). Workers claim users by turn.';
+
+-- Name: COLUMN waiting_users.mark; Type: COMMENT; Schema: actiond; Owner: -
+
+COMMENT ON COLUMN actiond.waiting_users.mark IS 'Every event of the user in the log with a greater position waits for a worker (the log is the queue).';
 
 -- Name: projections; Type: TABLE; Schema: actiond; Owner: -
 
@@ -423,7 +427,7 @@ CREATE TABLE actiond.throughput_minutes (
     superseded bigint DEFAULT 0 NOT NULL,
     stashed bigint DEFAULT 0 NOT NULL,
     dead bigint DEFAULT 0 NOT NULL,
-    route text NOT NULL
+    counter_key text NOT NULL
 );
 
 -- Name: schema_migrations; Type: TABLE; Schema: actiond; Owner: -
@@ -496,10 +500,10 @@ ALTER TABLE ONLY actiond.category_actions
 ALTER TABLE ONLY actiond.category_versions
     ADD CONSTRAINT category_versions_pkey PRIMARY KEY (version);
 
--- Name: counter_routes counter_routes_pkey; Type: CONSTRAINT; Schema: actiond; Owner: -
+-- Name: counter_keys counter_keys_pkey; Type: CONSTRAINT; Schema: actiond; Owner: -
 
-ALTER TABLE ONLY actiond.counter_routes
-    ADD CONSTRAINT counter_routes_pkey PRIMARY KEY (shard_id, slot);
+ALTER TABLE ONLY actiond.counter_keys
+    ADD CONSTRAINT counter_keys_pkey PRIMARY KEY (shard_id, slot);
 
 -- Name: data_keys data_keys_pkey; Type: CONSTRAINT; Schema: actiond; Owner: -
 
@@ -554,12 +558,12 @@ ALTER TABLE ONLY actiond.intake_keys
 -- Name: latency_all_time latency_all_time_pkey; Type: CONSTRAINT; Schema: actiond; Owner: -
 
 ALTER TABLE ONLY actiond.latency_all_time
-    ADD CONSTRAINT latency_all_time_pkey PRIMARY KEY (bucket, route);
+    ADD CONSTRAINT latency_all_time_pkey PRIMARY KEY (bucket, counter_key);
 
 -- Name: latency_minutes latency_minutes_pkey; Type: CONSTRAINT; Schema: actiond; Owner: -
 
 ALTER TABLE ONLY actiond.latency_minutes
-    ADD CONSTRAINT latency_minutes_pkey PRIMARY KEY (minute, bucket, route);
+    ADD CONSTRAINT latency_minutes_pkey PRIMARY KEY (minute, bucket, counter_key);
 
 -- Name: log_partitions log_partitions_pkey; Type: CONSTRAINT; Schema: actiond; Owner: -
 
@@ -574,7 +578,7 @@ ALTER TABLE ONLY actiond.log_settings
 -- Name: outcome_counts outcome_counts_pkey; Type: CONSTRAINT; Schema: actiond; Owner: -
 
 ALTER TABLE ONLY actiond.outcome_counts
-    ADD CONSTRAINT outcome_counts_pkey PRIMARY KEY (category, action, outcome, reason, route);
+    ADD CONSTRAINT outcome_counts_pkey PRIMARY KEY (category, action, outcome, reason, counter_key);
 
 -- Name: outcomes outcomes_pkey; Type: CONSTRAINT; Schema: actiond; Owner: -
 
@@ -606,10 +610,10 @@ ALTER TABLE ONLY actiond.projections
 ALTER TABLE ONLY actiond.projections_rebuild
     ADD CONSTRAINT projections_rebuild_pkey PRIMARY KEY (kind, stream_id, user_id);
 
--- Name: queue queue_pkey; Type: CONSTRAINT; Schema: actiond; Owner: -
+-- Name: requeued_events requeued_events_pkey; Type: CONSTRAINT; Schema: actiond; Owner: -
 
-ALTER TABLE ONLY actiond.queue
-    ADD CONSTRAINT queue_pkey PRIMARY KEY (user_id, "position");
+ALTER TABLE ONLY actiond.requeued_events
+    ADD CONSTRAINT requeued_events_pkey PRIMARY KEY (user_id, "position");
 
 -- Name: schema_migrations schema_migrations_pkey; Type: CONSTRAINT; Schema: actiond; Owner: -
 
@@ -634,17 +638,17 @@ ALTER TABLE ONLY actiond.stash
 -- Name: throughput_minutes throughput_minutes_pkey; Type: CONSTRAINT; Schema: actiond; Owner: -
 
 ALTER TABLE ONLY actiond.throughput_minutes
-    ADD CONSTRAINT throughput_minutes_pkey PRIMARY KEY (minute, route);
+    ADD CONSTRAINT throughput_minutes_pkey PRIMARY KEY (minute, counter_key);
 
 -- Name: user_progress user_progress_pkey; Type: CONSTRAINT; Schema: actiond; Owner: -
 
 ALTER TABLE ONLY actiond.user_progress
     ADD CONSTRAINT user_progress_pkey PRIMARY KEY (user_id);
 
--- Name: user_queues user_queues_pkey; Type: CONSTRAINT; Schema: actiond; Owner: -
+-- Name: waiting_users waiting_users_pkey; Type: CONSTRAINT; Schema: actiond; Owner: -
 
-ALTER TABLE ONLY actiond.user_queues
-    ADD CONSTRAINT user_queues_pkey PRIMARY KEY (user_id);
+ALTER TABLE ONLY actiond.waiting_users
+    ADD CONSTRAINT waiting_users_pkey PRIMARY KEY (user_id);
 
 -- Name: domain_events_seq; Type: INDEX; Schema: actiond; Owner: -
 
@@ -706,9 +710,9 @@ CREATE INDEX outcomes_1_decided_at_idx ON actiond.outcomes_1 USING btree (decide
 
 CREATE INDEX outcomes_1_position_idx ON actiond.outcomes_1 USING btree ("position") WHERE ((outcome = 'dead'::text) AND (discarded_at IS NULL));
 
--- Name: user_queues_run_at; Type: INDEX; Schema: actiond; Owner: -
+-- Name: waiting_users_run_at; Type: INDEX; Schema: actiond; Owner: -
 
-CREATE INDEX user_queues_run_at ON actiond.user_queues USING btree (run_at);
+CREATE INDEX waiting_users_run_at ON actiond.waiting_users USING btree (run_at);
 
 -- Name: events_1000001_expr_idx; Type: INDEX ATTACH; Schema: actiond; Owner: -
 

@@ -1,4 +1,4 @@
--- A "has work" row (actiond.user_queues) for each of these users who has none, for an event
+-- A "has work" row (actiond.waiting_users) for each of these users who has none, for an event
 -- put back in the queue as an exception (requeue_held, retry_dead). A user without a row has
 -- nothing waiting in the log, so its mark is its last event, at or above the event put back
 -- (pending_events.sql); a user with a row keeps it: its mark is already past that event, and a
@@ -9,7 +9,7 @@ returns void
 language plpgsql volatile as $$
 begin
     -- One probe of the log's key per user, whatever its history.
-    insert into actiond.user_queues (user_id, queued_after)
+    insert into actiond.waiting_users (user_id, mark)
     select u.user_id, l.position
     from (select distinct x.user_id from unnest(user_ids) as x(user_id)) u
     cross join lateral (select e.position from actiond.events e

@@ -3,7 +3,7 @@
 -- waiting are released, held responses whose notification the batch recorded (`held_users`,
 -- `held_positions`) go back to their queues, and the users with events left go to the back
 -- of the line (or into backoff, for a failed event). `batch`: commit_batch's document;
--- `users`: the users the batch claimed, whose user_queues rows it holds locked.
+-- `users`: the users the batch claimed, whose waiting_users rows it holds locked.
 create function actiond.advance_claimed_users(batch jsonb, users text[], held_users text[], held_positions bigint[])
 returns void
 language plpgsql volatile as $$
@@ -38,30 +38,30 @@ begin
     -- locks are free (requeue_held): a worker never waits for another user's producer; the
     -- hold sweeper moves the rest (on a distributed database commit_batch passes only the
     -- batch's own users' responses, so that the batch stays on its one shard group).
-    -- (From user_queues, where the claimed users' rows are locked, not from unnest(users):
+    -- (From waiting_users, where the claimed users' rows are locked, not from unnest(users):
     -- Citus pushes a correlated subquery down only between co-located tables.)
     emptied := array(
         select u.user_id
-        from actiond.user_queues u
+        from actiond.waiting_users u
         left join unnest(marked_users, marks) as m(user_id, mark) on m.user_id = u.user_id
         where u.user_id = any(users)
-          and not exists (select 1 from actiond.queue q where q.user_id = u.user_id)
+          and not exists (select 1 from actiond.requeued_events q where q.user_id = u.user_id)
           and not exists (select 1 from actiond.events e
-                          where e.user_id = u.user_id and e.position > greatest(u.queued_after, m.mark)));
+                          where e.user_id = u.user_id and e.position > greatest(u.mark, m.mark)));
     perform actiond.lock_users(emptied);
 
     if cardinality(held_positions) > 0 then
         perform actiond.requeue_held(held_users, held_positions);
     end if;
 
-    delete from actiond.user_queues u
+    delete from actiond.waiting_users u
     using (select c.user_id, m.mark
            from unnest(emptied) as c(user_id)
            left join unnest(marked_users, marks) as m(user_id, mark) on m.user_id = c.user_id) e
     where u.user_id = any(emptied) and u.user_id = e.user_id
-      and not exists (select 1 from actiond.queue q where q.user_id = u.user_id)
+      and not exists (select 1 from actiond.requeued_events q where q.user_id = u.user_id)
       and not exists (select 1 from actiond.events ev
-                      where ev.user_id = u.user_id and ev.position > greatest(u.queued_after, e.mark));
+                      where ev.user_id = u.user_id and ev.position > greatest(u.mark, e.mark));
 
     -- Last, the rows of the users with events left: their marks, and their turns. Written
     -- only now, after the order locks above: a producer adding an event for one of these
@@ -73,8 +73,8 @@ begin
     -- users by run_at), so that a long backlog does not keep a newcomer waiting; a user in
     -- backoff keeps its later time. The claim's row locks are held here, so this waits for no one.
     clock := clock_timestamp();
-    update actiond.user_queues u
-    set queued_after = greatest(u.queued_after, coalesce(m.mark, u.queued_after)),
+    update actiond.waiting_users u
+    set mark = greatest(u.mark, coalesce(m.mark, u.mark)),
         run_at = greatest(u.run_at, clock)
     from unnest(users) as c(user_id)
     left join unnest(marked_users, marks) as m(user_id, mark) on m.user_id = c.user_id
@@ -83,7 +83,7 @@ begin
     -- The backoff of a user whose event failed. (A statement of its own, rare: Citus refuses a
     -- CASE over the clock arithmetic in the statement above.)
     if jsonb_array_length(batch -> 'retries') > 0 then
-        update actiond.user_queues u
+        update actiond.waiting_users u
         set run_at = clock + make_interval(secs => r.delay_ms / 1000.0)
         from jsonb_to_recordset(batch -> 'retries') as r(position bigint, "user" text, delay_ms bigint)
         where u.user_id = any(users) and u.user_id = r."user";

@@ -45,7 +45,7 @@ begin
         select array_agg(u.user_id) into claimed
         from (
             select uq.user_id
-            from actiond.user_queues uq
+            from actiond.waiting_users uq
             where uq.run_at <= now()
               and not exists (select from actiond.pauses p where p.user_id = uq.user_id)
             order by uq.run_at
@@ -56,7 +56,7 @@ begin
         select array_agg(u.user_id) into claimed
         from (
             select uq.user_id
-            from actiond.user_queues uq
+            from actiond.waiting_users uq
             where uq.user_id = only_user and uq.run_at <= now()
               and not exists (select from actiond.pauses p where p.user_id = uq.user_id)
             for update skip locked
@@ -72,14 +72,14 @@ begin
     clock := clock_timestamp();
     return query
     select q.position, u.user_id, q.attempts, q.id, q.type, q.occurred_at, q.data::text, q.submitted_at, version, clock
-    from actiond.user_queues u
+    from actiond.waiting_users u
     cross join lateral (
         -- The user's waiting events (pending_events.sql): the exceptions kept in the queue,
         -- all at or below the mark, then the log after the mark, in position order. The log
         -- part is one range of the log's (user_id, position) key.
         select x.*
         from ((select qq.position, qq.attempts, ev.id, ev.type, ev.occurred_at, ev.data, ev.submitted_at
-               from actiond.queue qq
+               from actiond.requeued_events qq
                join actiond.events ev on ev.user_id = qq.user_id and ev.position = qq.position
                where qq.user_id = u.user_id
                order by qq.position
@@ -87,7 +87,7 @@ begin
               union all
               (select ee.position, 0, ee.id, ee.type, ee.occurred_at, ee.data, ee.submitted_at
                from actiond.events ee
-               where ee.user_id = u.user_id and ee.position > u.queued_after
+               where ee.user_id = u.user_id and ee.position > u.mark
                order by ee.position
                limit per_user)) x
         order by x.position

@@ -91,7 +91,7 @@ begin
         insert into actiond.held (position, user_id, request_id, hold_until)
         select h.position, h."user", h.request, to_timestamp(h.until_us / 1000000.0)
         from jsonb_to_recordset(batch -> 'held') as h(position bigint, "user" text, request text, until_us bigint);
-        delete from actiond.queue q
+        delete from actiond.requeued_events q
         using jsonb_to_recordset(batch -> 'held') as h(position bigint, "user" text)
         where q.user_id = h."user" and q.position = h.position;
     end if;
@@ -162,7 +162,7 @@ begin
 
     -- The decided events that were exceptions (pending_events.sql) leave the queue. The table
     -- holds only those, a few rows, so the users' filter costs nothing here.
-    delete from actiond.queue q
+    delete from actiond.requeued_events q
     where q.user_id = any(users)
       and (q.user_id, q.position) in (select d."user", d.position
                                       from jsonb_to_recordset(batch -> 'done') as d(position bigint, "user" text));
@@ -181,7 +181,7 @@ begin
             from jsonb_array_elements(batch -> 'retries') with ordinality as r(value, n)));
     end if;
     if jsonb_array_length(batch -> 'retries') > 0 then
-        insert into actiond.queue as q (user_id, position, attempts, last_error)
+        insert into actiond.requeued_events as q (user_id, position, attempts, last_error)
         select r."user", r.position, 1, r.error
         from jsonb_to_recordset(batch -> 'retries') as r(position bigint, "user" text, error text)
         on conflict (user_id, position) do update set attempts = q.attempts + 1, last_error = excluded.last_error;

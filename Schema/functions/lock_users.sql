@@ -3,7 +3,7 @@
 -- queue) holds it, until its transaction ends. Taken for many users at once in one global
 -- order (by key), so two holders cannot deadlock; never taken by claim, so a producer never
 -- waits for a worker's batch, only for another producer of the same user or for a worker's
--- last statement and commit. See user_queues in 001_baseline.sql for why this is enough.
+-- last statement and commit. See waiting_users in 001_baseline.sql for why this is enough.
 --
 -- The two-integer advisory lock space (class 1633907812, 'actd'), apart from the one-bigint
 -- keys of lock_streams and the rebuild lock. Two users whose ids hash alike share a lock:

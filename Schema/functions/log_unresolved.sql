@@ -16,10 +16,10 @@ begin
     -- Waiting for a worker (pending_events.sql): the queue's exceptions, and the events of the
     -- range after their user's mark. The second reads the users who have events waiting (one
     -- row each) and, for each, its events of the range after its mark: the log's key range.
-    queued := (select count(*) from actiond.queue q where q.position >= lower and q.position < upper)
-            + (select count(*) from actiond.user_queues u
-               join actiond.events e on u.queued_after < upper and e.user_id = u.user_id
-                                    and e.position > greatest(u.queued_after, lower - 1) and e.position < upper);
+    queued := (select count(*) from actiond.requeued_events q where q.position >= lower and q.position < upper)
+            + (select count(*) from actiond.waiting_users u
+               join actiond.events e on u.mark < upper and e.user_id = u.user_id
+                                    and e.position > greatest(u.mark, lower - 1) and e.position < upper);
     held := (select count(*) from actiond.held h where h.position >= lower and h.position < upper);
     stashed := (select count(*) from actiond.stash s where s.position >= lower and s.position < upper);
     dead := (select count(*) from actiond.outcomes o

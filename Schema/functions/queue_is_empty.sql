@@ -9,9 +9,9 @@ language sql stable
 security definer set search_path = actiond, pg_temp
 as $$
     select exists (select 1 from actiond.pauses p where p.user_id = '')
-        or not exists (select 1 from actiond.user_queues uq
+        or not exists (select 1 from actiond.waiting_users uq
                        where not exists (select 1 from actiond.pauses p where p.user_id = uq.user_id)
-                         and (exists (select 1 from actiond.queue q where q.user_id = uq.user_id)
+                         and (exists (select 1 from actiond.requeued_events q where q.user_id = uq.user_id)
                               or exists (select 1 from actiond.events e
-                                         where e.user_id = uq.user_id and e.position > uq.queued_after)))
+                                         where e.user_id = uq.user_id and e.position > uq.mark)))
 $$;

@@ -31,9 +31,9 @@ begin
         where h.user_id = any(locked) and h.position = any(taken)
         returning h.position, h.user_id
     ), queued as (
-        insert into actiond.queue (position, user_id)
+        insert into actiond.requeued_events (position, user_id)
         select r.position, r.user_id from released r
-        returning queue.user_id
+        returning requeued_events.user_id
     )
     select count(*), array_agg(distinct q.user_id) into moved, users from queued q;
     perform actiond.add_waiting_users(users);

@@ -25,10 +25,10 @@ begin
           and o.outcome = 'dead' and o.discarded_at is null
         returning o.user_id, o.position, o.last_error, o.category, o.action, o.outcome, o.reason
     ), queued as (
-        insert into actiond.queue (user_id, position, attempts, last_error)
+        insert into actiond.requeued_events (user_id, position, attempts, last_error)
         select d.user_id, d.position, 0, d.last_error
         from dead d
-        returning queue.position, queue.user_id
+        returning requeued_events.position, requeued_events.user_id
     )
     select coalesce((select array_agg(q.position order by q.position) from queued q), '{}'),
            (select jsonb_agg(jsonb_build_object('category', d.category, 'action', d.action,
@@ -36,7 +36,7 @@ begin
             from dead d)
     into requeued, changes;
     -- The users whose event was put back get their row (add_waiting_users).
-    queued_users := array(select distinct q.user_id from actiond.queue q
+    queued_users := array(select distinct q.user_id from actiond.requeued_events q
                           where q.user_id = any(users) and q.position = any(requeued));
     perform actiond.add_waiting_users(queued_users);
     perform actiond.count_changed(changes, null);

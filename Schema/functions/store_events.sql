@@ -39,11 +39,11 @@ begin
 
     -- The user's "has work" row, unless it exists (a user in backoff stays in backoff). It
     -- cannot be half-deleted by a worker: deleting it takes the order lock held here. Its
-    -- mark (queued_after) is just below the user's first event stored now: the log is the
+    -- mark (mark) is just below the user's first event stored now: the log is the
     -- queue (009_log_as_queue.sql), so storing the events queued them. Where the row exists
     -- the user has events waiting, and the mark is below them already: the order lock
     -- makes each user's positions a prefix of what workers see.
-    insert into actiond.user_queues (user_id, queued_after)
+    insert into actiond.waiting_users (user_id, mark)
     select s.user_id, min(s.position) - 1 from unnest(stored, stored_users) as s(position, user_id)
     group by s.user_id
     on conflict (user_id) do nothing;

@@ -25,14 +25,14 @@ with statuses(status, ordinal) as (
                       else 'queued' end as status,
                  coalesce(x.events, 0) + coalesce(l.events, 0) as events,
                  least(x.oldest_position, l.oldest_position) as oldest_position
-          from actiond.user_queues u
+          from actiond.waiting_users u
           left join actiond.pauses p on p.user_id = u.user_id
           cross join everyone e
           cross join lateral (select count(*) as events, min(q.position) as oldest_position
-                              from actiond.queue q where q.user_id = u.user_id) x
+                              from actiond.requeued_events q where q.user_id = u.user_id) x
           cross join lateral (select count(*) as events, min(ev.position) as oldest_position
                               from actiond.events ev
-                              where ev.user_id = u.user_id and ev.position > u.queued_after) l) w
+                              where ev.user_id = u.user_id and ev.position > u.mark) l) w
     where w.events > 0
     group by w.status
 ), oldest_held as (

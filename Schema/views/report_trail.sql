@@ -17,10 +17,10 @@ select e.user_id,
        e.submitted_at,
        case
            when h.position is not null then 'held'
-           when (q.position is not null or e.position > u.queued_after)
+           when (q.position is not null or e.position > u.mark)
                 and (p.user_id is not null or everyone.user_id is not null) then 'paused'
            when q.position is not null and q.attempts > 0 then 'retrying'
-           when q.position is not null or e.position > u.queued_after then 'queued'
+           when q.position is not null or e.position > u.mark then 'queued'
            when o.outcome = 'stashed' then 'stashed'
            when o.outcome = 'dead' and o.discarded_at is not null then 'discarded'
            when o.outcome = 'dead' then 'dead'
@@ -33,10 +33,10 @@ select e.user_id,
        o.revised_at
 from actiond.events e
 left join actiond.outcomes o on o.user_id = e.user_id and o.position = e.position
-left join actiond.queue q on q.user_id = e.user_id and q.position = e.position
+left join actiond.requeued_events q on q.user_id = e.user_id and q.position = e.position
 -- (Waiting for a worker, pending_events.sql: an exception in the queue, or after the user's
 -- mark in the log.)
-left join actiond.user_queues u on u.user_id = e.user_id
+left join actiond.waiting_users u on u.user_id = e.user_id
 left join actiond.held h on h.user_id = e.user_id and h.position = e.position
 left join actiond.pauses p on p.user_id = e.user_id
 left join actiond.pauses everyone on everyone.user_id = '';

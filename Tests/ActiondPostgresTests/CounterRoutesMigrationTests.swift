@@ -33,13 +33,13 @@ struct CounterRoutesMigrationTests {
                 }
 
                 let report = try await Migrator(client: db.client, logger: db.logger).migrate()
-                #expect(report.applied == ["007_counter_routes.sql", "008_domain_event_indexes.sql", "009_log_as_queue.sql"])
+                #expect(report.applied == ["007_counter_routes.sql", "008_domain_event_indexes.sql", "009_log_as_queue.sql", "010_one_word_per_idea.sql"])
                 func strings(_ query: PostgresQuery) async throws -> [String] {
                     try await db.client.query(query, logger: db.logger).collect().map { try $0.decode(String.self) }
                 }
                 #expect(try await strings("SELECT action || ':' || outcome || ':' || events FROM actiond.report_outcomes ORDER BY action")
                         == ["SNOOZE_ACTION:rejected:4", "meeting.cancelled:applied:3"])
-                #expect(try await strings("SELECT route FROM actiond.outcome_counts ORDER BY route, action") == ["17", "17", "3"])
+                #expect(try await strings("SELECT counter_key FROM actiond.outcome_counts ORDER BY counter_key, action") == ["17", "17", "3"])
                 #expect(try await strings("SELECT sum(applied) || ',' || sum(rejected) FROM actiond.report_throughput") == ["3,4"])
                 #expect(try await strings("SELECT sum(events)::text FROM actiond.latency_all_time") == ["7"])
 

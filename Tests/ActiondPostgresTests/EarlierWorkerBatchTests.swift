@@ -27,10 +27,10 @@ struct EarlierWorkerBatchTests {
                 try await connection.query("COMMIT", logger: db.logger).drain()
             }
             #expect(try await db.scalar("""
-                SELECT format('%s:%s:%s', q.user_id, q.attempts, q.last_error) FROM actiond.queue q WHERE q.position = \(position)
+                SELECT format('%s:%s:%s', q.user_id, q.attempts, q.last_error) FROM actiond.requeued_events q WHERE q.position = \(position)
                 """, as: String.self) == "ana:1:boom")
             #expect(try await db.scalar("""
-                SELECT u.queued_after = \(position) AND u.run_at > now() + interval '30 seconds' FROM actiond.user_queues u WHERE u.user_id = 'ana'
+                SELECT u.mark = \(position) AND u.run_at > now() + interval '30 seconds' FROM actiond.waiting_users u WHERE u.user_id = 'ana'
                 """, as: Bool.self))
             #expect(try await db.scalar("SELECT count(*) FROM actiond.pending_events", as: Int.self) == 1, "the event waits once, as an exception")
         }

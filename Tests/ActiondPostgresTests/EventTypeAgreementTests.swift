@@ -47,7 +47,7 @@ struct UnknownEventTypeTests {
                     WITH id AS (INSERT INTO actiond.event_ids (user_id, id) VALUES ('ana', 'from-the-future') RETURNING position),
                     ev AS (INSERT INTO actiond.events (position, id, type, user_id, occurred_at, data)
                            SELECT position, 'from-the-future', 'reminder.sent', 'ana', now(), '{}' FROM id RETURNING position, user_id)
-                    INSERT INTO actiond.user_queues (user_id, queued_after) SELECT user_id, position - 1 FROM ev
+                    INSERT INTO actiond.waiting_users (user_id, mark) SELECT user_id, position - 1 FROM ev
                     """, logger: db.logger).drain()
                 try await connection.query("RESET ROLE", logger: db.logger).drain()
                 do {

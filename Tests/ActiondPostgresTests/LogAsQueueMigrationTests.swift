@@ -58,13 +58,13 @@ struct LogAsQueueMigrationTests {
                 SELECT e.id || ':' || p.attempts FROM actiond.pending_events p JOIN actiond.events e USING (user_id, position) ORDER BY e.id
                 """
             #expect(try await strings(PostgresQuery(unsafeSQL: waiting)) == ["d1:0", "p1:0", "p2:0", "p3:0"])
-            #expect(try await strings("SELECT user_id FROM actiond.queue") == ["dee"])
+            #expect(try await strings("SELECT user_id FROM actiond.requeued_events") == ["dee"])
 
-            // Back to 008's layout: a queue row for every waiting event, no marks; pat's first
-            // event has failed once.
+            // Back to 008's layout: 010's names undone, a queue row for every waiting event, no
+            // marks; pat's first event has failed once.
             let p1 = try await position("pat", "p1")
             try await db.client.withConnection { connection in
-                for statement in [
+                for statement in Self.undo010 + [
                     """
                     INSERT INTO actiond.queue (position, user_id)
                     SELECT e.position, e.user_id FROM actiond.user_queues u
@@ -73,7 +73,7 @@ struct LogAsQueueMigrationTests {
                     "UPDATE actiond.queue SET attempts = 1, last_error = 'flaky' WHERE position = \(p1)",
                     "ALTER TABLE actiond.user_queues DROP COLUMN queued_after CASCADE",
                     "DELETE FROM actiond.schema_objects",
-                    "DELETE FROM actiond.schema_migrations WHERE version = 9",
+                    "DELETE FROM actiond.schema_migrations WHERE version IN (9, 10)",
                 ] {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: db.logger).drain()
                 }
@@ -81,15 +81,15 @@ struct LogAsQueueMigrationTests {
             #expect(try await db.scalar("SELECT count(*) FROM actiond.queue", as: Int.self) == 4)
 
             let report = try await Migrator(client: db.client, logger: db.logger).migrate()
-            #expect(report.applied == ["009_log_as_queue.sql"])
+            #expect(report.applied == ["009_log_as_queue.sql", "010_one_word_per_idea.sql"])
             // The same events wait, each once, with the failure counted; the exceptions stay
             // rows (pat's failed event, dee's dead letter), the rest is implied by the marks.
             #expect(try await strings(PostgresQuery(unsafeSQL: waiting)) == ["d1:0", "p1:1", "p2:0", "p3:0"])
             #expect(try await strings("""
-                SELECT e.id FROM actiond.queue q JOIN actiond.events e USING (user_id, position) ORDER BY e.id
+                SELECT e.id FROM actiond.requeued_events q JOIN actiond.events e USING (user_id, position) ORDER BY e.id
                 """) == ["d1", "p1"])
             #expect(try await db.scalar("""
-                SELECT count(*) FROM actiond.queue q JOIN actiond.user_queues u USING (user_id) WHERE q.position > u.queued_after
+                SELECT count(*) FROM actiond.requeued_events q JOIN actiond.waiting_users u USING (user_id) WHERE q.position > u.mark
                 """, as: Int.self) == 0, "every exception at or below its user's mark")
             #expect(try await strings("SELECT status || ':' || events FROM actiond.report_queue WHERE events > 0 ORDER BY status")
                     == ["held:1", "paused:3", "queued:1", "stashed:1"])
@@ -109,7 +109,24 @@ struct LogAsQueueMigrationTests {
                 """) == ["d1:applied:-:1", "d2:applied:-:1", "h1:applied:-:1", "p1:applied:-:2", "p2:applied:-:1",
                          "p3:applied:-:1", "s3:applied:-:1"])
             #expect(try await strings("SELECT state FROM actiond.report_timers WHERE timer_id = 'tp'") == ["stopped"])
-            #expect(try await db.scalar("SELECT count(*) FROM actiond.user_queues", as: Int.self) == 0)
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.waiting_users", as: Int.self) == 0)
         }
     }
+
+    /// 010_one_word_per_idea.sql undone: the names 009 knew.
+    static let undo010 = [
+        "ALTER TABLE actiond.requeued_events RENAME TO queue",
+        "ALTER INDEX actiond.requeued_events_pkey RENAME TO queue_pkey",
+        "ALTER TABLE actiond.waiting_users RENAME TO user_queues",
+        "ALTER INDEX actiond.waiting_users_pkey RENAME TO user_queues_pkey",
+        "ALTER INDEX actiond.waiting_users_run_at RENAME TO user_queues_run_at",
+        "ALTER TABLE actiond.user_queues RENAME COLUMN mark TO queued_after",
+        "ALTER TABLE actiond.outcome_counts RENAME COLUMN counter_key TO route",
+        "ALTER TABLE actiond.throughput_minutes RENAME COLUMN counter_key TO route",
+        "ALTER TABLE actiond.latency_minutes RENAME COLUMN counter_key TO route",
+        "ALTER TABLE actiond.latency_all_time RENAME COLUMN counter_key TO route",
+        "ALTER TABLE actiond.counter_keys RENAME TO counter_routes",
+        "ALTER INDEX actiond.counter_keys_pkey RENAME TO counter_routes_pkey",
+        "ALTER TABLE actiond.counter_routes RENAME COLUMN counter_key TO route",
+    ]
 }

@@ -44,7 +44,7 @@ struct MigrationFilesTests {
     /// function's variant under citus/functions/. (Comments may say why a statement has the
     /// shape both can run.)
     @Test func noOneServerFunctionMentionsCitus() {
-        let citusOnly = ["citus", "shard_ranges", "counter_routes", "shared_stream_route", "insert_values",
+        let citusOnly = ["citus", "shard_ranges", "counter_keys", "shared_stream_key", "insert_values",
                          "get_shard_id_for_distribution_column", "pg_dist_"]
         let oneServer = SchemaObject.all.filter { $0.kind == .functions || $0.kind == .views }
         #expect(oneServer.count > 40)
@@ -78,7 +78,7 @@ struct MigrationFilesTests {
             #expect(normalized(match.2) == normalized(theirs.2), "\(variant.path) takes other arguments than \(original.path)")
             #expect(normalized(match.3 ?? "") == normalized(theirs.3 ?? ""), "\(variant.path) returns another type than \(original.path)")
         }
-        #expect(citusOnly.sorted() == ["insert_values", "shared_stream_route"])
+        #expect(citusOnly.sorted() == ["insert_values", "shared_stream_key"])
         let distributed = SchemaObject.installed(SchemaObject.all, distributed: true)
         let names = distributed.filter { $0.kind == .functions || $0.kind == .citusFunctions }.map(\.name)
         #expect(names.count == Set(names).count, "a distributed database installs one file per function")

@@ -67,7 +67,7 @@ struct SubmitOrderingTests {
                 try await worker.query("ROLLBACK", logger: db.logger).drain()
             }
             #expect(try await db.scalar("SELECT count(*) FROM actiond.pending_events WHERE user_id = 'alice'", as: Int.self) == 2)
-            #expect(try await db.scalar("SELECT count(*) FROM actiond.user_queues WHERE user_id = 'alice'", as: Int.self) == 1)
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.waiting_users WHERE user_id = 'alice'", as: Int.self) == 1)
         }
     }
 
@@ -101,7 +101,7 @@ struct SubmitOrderingTests {
                 }
             }
             #expect(try await db.scalar("SELECT count(*) FROM actiond.pending_events q JOIN actiond.events e USING (position) WHERE e.id = 'alice-1'", as: Int.self) == 1)
-            #expect(try await db.scalar("SELECT count(*) FROM actiond.user_queues WHERE user_id = 'alice'", as: Int.self) == 1,
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.waiting_users WHERE user_id = 'alice'", as: Int.self) == 1,
                     "alice has a pending event, so she must still have her row")
         }
     }
@@ -122,7 +122,7 @@ struct SubmitOrderingTests {
                 }
             }
             #expect(try await db.scalar("SELECT count(*) FROM actiond.pending_events WHERE user_id = 'alice'", as: Int.self) == 1)
-            #expect(try await db.scalar("SELECT count(*) FROM actiond.user_queues WHERE user_id = 'alice'", as: Int.self) == 1)
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.waiting_users WHERE user_id = 'alice'", as: Int.self) == 1)
         }
     }
 }

@@ -127,7 +127,7 @@ struct PoisonBatchTests {
                      e AS (INSERT INTO actiond.events (position, id, type, user_id, occurred_at, data)
                            SELECT position, id, 'notification.response', 'huge', '2026-11-22T09:30:10Z', \(data)::jsonb FROM i
                            RETURNING position, user_id)
-                INSERT INTO actiond.user_queues (user_id, queued_after) SELECT user_id, position - 1 FROM e ON CONFLICT DO NOTHING
+                INSERT INTO actiond.waiting_users (user_id, mark) SELECT user_id, position - 1 FROM e ON CONFLICT DO NOTHING
                 """, logger: db.logger).drain()
             try await DomainProcessingTests.submit([later] + others, to: db)
             try await Self.drain(db)

@@ -42,7 +42,7 @@ struct Ledger: Equatable, CustomStringConvertible {
             SELECT (SELECT count(*) FROM actiond.events),
                    (SELECT count(*) FROM actiond.outcomes),
                    (SELECT count(*) FROM actiond.pending_events),
-                   (SELECT count(*) FROM actiond.user_queues),
+                   (SELECT count(*) FROM actiond.waiting_users),
                    (SELECT coalesce(sum(processed_events), 0)::bigint FROM actiond.user_progress),
                    (SELECT count(*) FROM (
                         SELECT e.user_id, count(o.position) FILTER (WHERE o.outcome <> 'dead') AS done, max(e.position) AS newest

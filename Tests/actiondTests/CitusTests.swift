@@ -26,7 +26,7 @@ import Glibc
 struct CitusTests {
     /// The per-user tables, each distributed by this column (the log's partitions follow their parent).
     static let distributed = [
-        "user_queues": "user_id", "user_progress": "user_id", "queue": "user_id", "held": "user_id",
+        "waiting_users": "user_id", "user_progress": "user_id", "requeued_events": "user_id", "held": "user_id",
         "stash": "user_id", "event_ids": "user_id", "events": "user_id", "outcomes": "user_id",
         "projections": "user_id", "projections_rebuild": "user_id", "domain_events": "stream_user", "data_keys": "user_id",
     ]
@@ -62,7 +62,7 @@ struct CitusTests {
             // reference table; categories and counters stay on the coordinator.
             let rows = try await client.query("""
                 SELECT c.relname::text, p.partmethod::text, coalesce(column_to_column_name(p.logicalrelid, p.partkey), ''),
-                       p.colocationid = (SELECT colocationid FROM pg_dist_partition WHERE logicalrelid = 'actiond.user_queues'::regclass)
+                       p.colocationid = (SELECT colocationid FROM pg_dist_partition WHERE logicalrelid = 'actiond.waiting_users'::regclass)
                 FROM pg_dist_partition p JOIN pg_class c ON c.oid = p.logicalrelid
                 JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'actiond'
                 """, logger: logger).collect()
@@ -73,7 +73,7 @@ struct CitusTests {
             }
             for (table, column) in Self.distributed {
                 #expect(tables[table]?.method == "h" && tables[table]?.column == column && tables[table]?.colocated == true,
-                        "\(table) distributed by \(column), co-located with user_queues")
+                        "\(table) distributed by \(column), co-located with waiting_users")
             }
             #expect(tables["pauses"]?.method == "n", "pauses is a reference table")
             #expect(tables["forgotten_users"]?.method == "n", "forgotten_users is a reference table")
@@ -146,7 +146,7 @@ struct CitusTests {
             // nothing is queued, held, stashed or dead, and each effect counted once.
             let left = try await client.query("""
                 SELECT (SELECT count(*) FROM actiond.pending_events) + (SELECT count(*) FROM actiond.held)
-                     + (SELECT count(*) FROM actiond.stash) + (SELECT count(*) FROM actiond.user_queues),
+                     + (SELECT count(*) FROM actiond.stash) + (SELECT count(*) FROM actiond.waiting_users),
                        (SELECT count(*) FROM actiond.outcomes),
                        (SELECT coalesce(sum(processed_events), 0)::bigint FROM actiond.user_progress)
                 """, logger: logger).collect().first!.decode((Int, Int, Int).self)
@@ -416,9 +416,9 @@ struct CitusTests {
         #expect(timers.status == 0, "\(timers.standardError)")
     }
 
-    /// Shared streams (notifications, meetings) spread over the cluster under their routes
+    /// Shared streams (notifications, meetings) spread over the cluster under their keys
     /// (`kind:id`), none under user ''; a database whose shared rows are still under '' (as
-    /// before the routes) has them moved by the next `actiond migrate`, and `rebuild` still
+    /// before the keys) has them moved by the next `actiond migrate`, and `rebuild` still
     /// finds nothing to change.
     static func checkSharedRoutes(_ citus: DatabaseURL, client: PostgresClient, logger: Logger) async throws {
         func scalar(_ sql: String) async throws -> Int { try await Self.integer(sql, client: client, logger: logger) }
@@ -436,9 +436,9 @@ struct CitusTests {
         #expect(try await scalar("""
             SELECT count(*)::int FROM actiond.projections
             WHERE kind IN ('notification', 'meeting') AND user_id <> kind || ':' || stream_id
-            """) == 0, "every shared row under its route")
+            """) == 0, "every shared row under its key")
         let meetings = try await scalar("SELECT count(*)::int FROM actiond.projections WHERE kind = 'meeting'")
-        // As before the routes: ten meetings and their domain events under user ''.
+        // As before the keys: ten meetings and their domain events under user ''.
         try await client.query("""
             INSERT INTO actiond.projections (kind, stream_id, user_id, state, last_position)
             SELECT kind, stream_id, '', state, last_position FROM actiond.projections
@@ -463,9 +463,9 @@ struct CitusTests {
         #expect(try await scalar("SELECT count(*)::int FROM actiond.projections WHERE kind = 'meeting' AND stream_id = 'citus-meeting-0' AND user_id = ''") == 1)
 
         // Workers read a shared row left under '' (as while a migrate moves them) and under
-        // its route after: an invitee of the cancelled meeting 0 answers again, before the
+        // its key after: an invitee of the cancelled meeting 0 answers again, before the
         // move and after, refused meeting_cancelled both times (were the meeting not found,
-        // the answer would be applied). Users whose ids look like routes keep their own rows.
+        // the answer would be applied). Users whose ids look like keys keep their own rows.
         let at = Self.at
         func answer(_ id: String, user: Int, at time: Double) -> String {
             Self.response(id, user: user, request: "citus-u\(user)-invite", action: "ACCEPT_ACTION", at: time)
@@ -503,11 +503,11 @@ struct CitusTests {
         #expect(try await scalar("""
             SELECT count(*)::int FROM actiond.projections
             WHERE kind IN ('notification', 'meeting') AND user_id <> kind || ':' || stream_id
-            """) == 0, "every shared row under its route after the move")
+            """) == 0, "every shared row under its key after the move")
         #expect(try await scalar("""
             SELECT count(*)::int FROM actiond.domain_events
             WHERE stream_kind IN ('notification', 'meeting') AND stream_user <> stream_kind || ':' || stream_id
-            """) == 0, "every shared domain event under its route after the move")
+            """) == 0, "every shared domain event under its key after the move")
         let after = [answer("citus-after-move", user: 3, at: 171)] + timer("timer:citus-hostile-b", "citus-hostile-b")
         _ = try await ActiondProcess.run(["submit", "-"], database: citus, input: after.joined(separator: "\n"))
         try await Self.drain(citus, client: client, logger: logger)
@@ -517,7 +517,7 @@ struct CitusTests {
             WHERE kind = 'timer' AND ((stream_id = 'citus-hostile-a' AND user_id = 'meeting:citus-meeting-3')
                                    OR (stream_id = 'citus-hostile-b' AND user_id = 'timer:citus-hostile-b'))
               AND (state -> 'report' ->> 'snoozeCount')::int = 1
-            """) == 2, "users whose ids look like routes keep their own timers")
+            """) == 2, "users whose ids look like keys keep their own timers")
         let rebuilt = try await ActiondProcess.run(["rebuild"], database: citus)
         #expect(rebuilt.standardOutput.contains("already equalled the rebuild: nothing changed"), "\(rebuilt.standardOutput) \(rebuilt.standardError)")
     }
@@ -684,7 +684,7 @@ struct CitusTests {
             SELECT e.user_id || ' ' || e.id || ' ' || o.outcome || ' ' || coalesce(o.reason, '-')
             FROM actiond.outcomes o JOIN actiond.events e USING (user_id, position)
             """, logger: logger).collect().map { try $0.decode(String.self) }.sorted()
-        // Shared streams by their key (user ''), wherever they are stored (on Citus, their route).
+        // Shared streams by their key (user ''), wherever they are stored (on Citus, their key).
         let projections = try await client.query("""
             SELECT kind || ' ' || stream_id || ' ' || CASE WHEN kind IN ('notification', 'meeting') THEN '' ELSE user_id END
                    || ' ' || state::text

@@ -150,7 +150,7 @@ struct TrailTests {
                 let recent = try await ActiondProcess.run(["report", "trail", "--user", "ana", "--since", "1h", "--format", "json"], database: reader)
                 #expect(try JSONDecoder().decode([[String: JSONValue]].self, from: Data(recent.standardOutput.utf8)).count == ana.count)
                 // A reader reads the trail, and no table behind it.
-                for table in ["events", "outcomes", "queue", "stash", "domain_events", "projections", "data_keys"] {
+                for table in ["events", "outcomes", "requeued_events", "waiting_users", "stash", "domain_events", "projections", "data_keys"] {
                     #expect(try await RoleTests.failure("SELECT count(*) FROM actiond.\(table)", as: reader, logger: db.logger) == SQLState.insufficientPrivilege.rawValue, "\(table)")
                 }
             }

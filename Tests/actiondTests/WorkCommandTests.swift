@@ -27,7 +27,7 @@ struct WorkCommandTests {
     static func expectExactlyOnce(_ db: TestDatabase, events expected: Int) async throws {
         let row = try await db.client.query("""
             SELECT (SELECT count(*) FROM actiond.events), (SELECT count(*) FROM actiond.outcomes),
-                   (SELECT count(*) FROM actiond.pending_events), (SELECT count(*) FROM actiond.user_queues),
+                   (SELECT count(*) FROM actiond.pending_events), (SELECT count(*) FROM actiond.waiting_users),
                    (SELECT coalesce(sum(processed_events), 0)::bigint FROM actiond.user_progress),
                    (SELECT count(*) FROM actiond.user_progress p
                     WHERE p.processed_events <> (SELECT count(*) FROM actiond.events e WHERE e.user_id = p.user_id)

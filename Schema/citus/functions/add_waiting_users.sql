@@ -6,7 +6,7 @@ create function actiond.add_waiting_users(user_ids text[])
 returns void
 language plpgsql volatile as $$
 begin
-    insert into actiond.user_queues (user_id, queued_after)
+    insert into actiond.waiting_users (user_id, mark)
     select e.user_id, max(e.position)
     from actiond.events e
     where e.user_id = any(user_ids)

@@ -4,7 +4,7 @@
 -- Every insert is a multi-row INSERT … VALUES (insert_values), not an INSERT … SELECT from the
 -- document, which Citus runs as a COPY and commits in two phases: a batch whose users'
 -- streams are their own commits on one node in one phase. Shared streams (user '') are
--- stored under their routes (shared_stream_route), which spread them over the shards.
+-- stored under their keys (shared_stream_key), which spread them over the shards.
 --
 -- Every statement names the users it writes (user_id = any(users), or a (user, position) key):
 -- with the per-user tables distributed by user (004_distributable_keys.sql), a batch's users
@@ -52,17 +52,17 @@ begin
         where e.user_id = any(users) and e.user_id = r."user" and e.position = r.position;
     end if;
 
-    -- Shared streams (user '') under their routes (shared_stream_route).
+    -- Shared streams (user '') under their keys (shared_stream_key).
     perform actiond.insert_values('insert into actiond.projections as p (kind, stream_id, user_id, state, last_position)',
         array(select format('(%L, %L, %L, %L, %L)', r.kind, r.id,
-                            case when r."user" = '' then actiond.shared_stream_route(r.kind, r.id) else r."user" end,
+                            case when r."user" = '' then actiond.shared_stream_key(r.kind, r.id) else r."user" end,
                             r.state, r.position)
               from jsonb_to_recordset(batch -> 'rows') as r(kind text, id text, "user" text, state jsonb, position bigint)
               order by r.kind, r.id, r."user"),
         'on conflict (kind, stream_id, user_id) do update set state = excluded.state, last_position = excluded.last_position');
     perform actiond.insert_values('insert into actiond.domain_events (position, stream_kind, stream_id, stream_user, type, schema_version, data)',
         array(select format('(%L, %L, %L, %L, %L, %L, %L)', e.value ->> 'position', e.value ->> 'kind', e.value ->> 'id',
-                            case when e.value ->> 'user' = '' then actiond.shared_stream_route(e.value ->> 'kind', e.value ->> 'id')
+                            case when e.value ->> 'user' = '' then actiond.shared_stream_key(e.value ->> 'kind', e.value ->> 'id')
                                  else e.value ->> 'user' end,
                             e.value ->> 'type', e.value ->> 'version', e.value -> 'data')
               from jsonb_array_elements(batch -> 'events') with ordinality as e(value, n)
@@ -73,7 +73,7 @@ begin
             array(select format('(%L, %L, %L, %L)', h.position, h."user", h.request,
                                 to_json(to_timestamp(h.until_us / 1000000.0)) #>> '{}')
                   from jsonb_to_recordset(batch -> 'held') as h(position bigint, "user" text, request text, until_us bigint)));
-        delete from actiond.queue q
+        delete from actiond.requeued_events q
         using jsonb_to_recordset(batch -> 'held') as h(position bigint, "user" text)
         where q.user_id = any(users) and q.user_id = h."user" and q.position = h.position;
     end if;
@@ -148,7 +148,7 @@ begin
 
     -- The decided events that were exceptions (pending_events.sql) leave the queue. The table
     -- holds only those, a few rows, so the users' filter costs nothing here.
-    delete from actiond.queue q
+    delete from actiond.requeued_events q
     where q.user_id = any(users)
       and (q.user_id, q.position) in (select d."user", d.position
                                       from jsonb_to_recordset(batch -> 'done') as d(position bigint, "user" text));
@@ -157,7 +157,7 @@ begin
     -- in backoff: the user's later events wait behind it (claim takes a user's events in
     -- position order, exceptions first).
     if jsonb_array_length(batch -> 'retries') > 0 then
-        perform actiond.insert_values('insert into actiond.queue as q (user_id, position, attempts, last_error)',
+        perform actiond.insert_values('insert into actiond.requeued_events as q (user_id, position, attempts, last_error)',
             array(select format('(%L, %L, 1, %L)', r."user", r.position, r.error)
                   from jsonb_to_recordset(batch -> 'retries') as r(position bigint, "user" text, error text)),
             'on conflict (user_id, position) do update set attempts = q.attempts + 1, last_error = excluded.last_error');

@@ -9,31 +9,31 @@ security definer set search_path = actiond, pg_temp
 as $$
 declare
     own text[];
-    routes text[];
+    shared_keys text[];
 begin
     if cardinality(lock_kinds) > 0 then
         perform actiond.lock_streams(lock_kinds, lock_ids);
     end if;
     -- Two statements, each naming its users so that it routes: the batch's own users' streams
-    -- (one shard group), and the streams shared by users (user ''), stored under their routes
-    -- (shared_stream_route) and given back as user ''. A stream with no row under its route
-    -- yet reads its row left under '' (a database migrate is moving: shared_routes.sql).
+    -- (one shard group), and the streams shared by users (user ''), stored under their keys
+    -- (shared_stream_key) and given back as user ''. A stream with no row under its key
+    -- yet reads its row left under '' (a database migrate is moving: shared_stream_keys.sql).
     own := array(select distinct u.usr from unnest(users) as u(usr) where u.usr <> '');
     return query
     select p.kind, p.stream_id, p.user_id, p.state::text, p.last_position, p.xmin::text::bigint
     from actiond.projections p
     where p.user_id = any(own)
       and (p.kind, p.stream_id, p.user_id) in (select * from unnest(kinds, ids, users));
-    routes := array(select actiond.shared_stream_route(s.kind, s.id)
+    shared_keys := array(select actiond.shared_stream_key(s.kind, s.id)
                     from unnest(kinds, ids, users) as s(kind, id, usr) where s.usr = '');
-    if cardinality(routes) > 0 then
+    if cardinality(shared_keys) > 0 then
         return query
         select distinct on (p.kind, p.stream_id)
                p.kind, p.stream_id, ''::text, p.state::text, p.last_position, p.xmin::text::bigint
         from actiond.projections p
-        where p.user_id = any(routes || ''::text)
-          and (p.user_id = '' or actiond.shared_stream_route(p.kind, p.stream_id) = p.user_id)
-          and actiond.shared_stream_route(p.kind, p.stream_id) = any(routes)
+        where p.user_id = any(shared_keys || ''::text)
+          and (p.user_id = '' or actiond.shared_stream_key(p.kind, p.stream_id) = p.user_id)
+          and actiond.shared_stream_key(p.kind, p.stream_id) = any(shared_keys)
         order by p.kind, p.stream_id, p.user_id = '';
     end if;
 end

@@ -1,5 +1,5 @@
 -- release_holds on a distributed database (functions/release_holds.sql says what it does):
--- held is distributed by user and the notifications by their route, so the two cannot be
+-- held is distributed by user and the notifications by their key, so the two cannot be
 -- joined in one statement, and a statement that locks rows must stay within one shard: the
 -- request ids of every held response are read first, then those whose notification is
 -- recorded, then the responses are re-queued one shard group at a time.
@@ -19,10 +19,10 @@ begin
     if cardinality(requests) = 0 then
         return 0;
     end if;
-    -- Notifications are shared streams, stored under their routes (shared_stream_route), or
-    -- under '' while a migrate moves them (shared_routes.sql).
+    -- Notifications are shared streams, stored under their keys (shared_stream_key), or
+    -- under '' while a migrate moves them (shared_stream_keys.sql).
     recorded := array(select distinct p.stream_id from actiond.projections p
-                      where p.user_id = any(array(select actiond.shared_stream_route('notification', r) from unnest(requests) r) || ''::text)
+                      where p.user_id = any(array(select actiond.shared_stream_key('notification', r) from unnest(requests) r) || ''::text)
                         and p.kind = 'notification' and p.stream_id = any(requests));
     for grp in
         select array_agg(d.user_id order by d.position) as users, array_agg(d.position order by d.position) as positions

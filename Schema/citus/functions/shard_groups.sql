@@ -8,7 +8,7 @@ security definer set search_path = actiond, pg_temp
 as $$
 begin
     return query
-    select u.value, get_shard_id_for_distribution_column('actiond.user_queues', u.value)
+    select u.value, get_shard_id_for_distribution_column('actiond.waiting_users', u.value)
     from unnest(users) as u(value);
 end
 $$;

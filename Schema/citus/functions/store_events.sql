@@ -37,7 +37,7 @@ begin
               from unnest(stored_ordinals, stored) as s(n, position)
               join unnest(events) with ordinality as i(e, n) on i.n = s.n
               order by s.position));
-    perform actiond.insert_values('insert into actiond.user_queues (user_id, queued_after)',
+    perform actiond.insert_values('insert into actiond.waiting_users (user_id, mark)',
         array(select format('(%L, %L)', u.user_id, u.first - 1)
               from (select s.user_id, min(s.position) as first from unnest(stored, stored_users) as s(position, user_id)
                     group by s.user_id) u

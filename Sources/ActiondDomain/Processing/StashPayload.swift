@@ -6,7 +6,9 @@ package enum StashPayload {
     /// opened like a claimed event's.
     package static let currentVersion = 2
 
-    package static func seal(_ event: LoggedEvent) throws -> String {
+    /// The stash row's payload for `event`: encoding only (its protected fields are sealed, or not, as
+    /// `storedData` holds them; this adds no sealing of its own).
+    package static func encode(_ event: LoggedEvent) throws -> String {
         var stored = event
         if let data = event.storedData { stored = LoggedEvent(position: event.position, id: event.id, type: event.type, userID: event.userID,
                                                               occurredAt: event.occurredAt, data: data, submittedAt: event.submittedAt,
@@ -14,7 +16,8 @@ package enum StashPayload {
         return try DomainCoding.encode(stored)
     }
 
-    package static func open(_ payload: String, version: Int) throws -> LoggedEvent {
+    /// The event a payload of `version` holds.
+    package static func decode(_ payload: String, version: Int) throws -> LoggedEvent {
         switch version {
         case 1, 2: return try DomainCoding.decode(LoggedEvent.self, from: payload)
         default: throw UnknownVersion(version: version)

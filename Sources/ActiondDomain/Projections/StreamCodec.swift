@@ -101,7 +101,7 @@ package struct StreamCatalog: Sendable {
     }
 
     /// The key of a stored row: a shared kind's rows are the stream's whatever user column
-    /// they were stored under (on Citus, a route that spreads them: shared_stream_route.sql).
+    /// they were stored under (on Citus, a key that spreads them: shared_stream_key.sql).
     package func key(kind: String, id: String, storedUser: String) -> StreamKey {
         StreamKey(kind, id, user: sharedKinds.contains(kind) ? "" : storedUser)
     }

@@ -3,7 +3,7 @@ import PostgresNIO
 
 /// `actiond migrate --citus` (issue 16, docs/citus.md): after the plain schema, distributes
 /// every per-user table by its user on a Citus cluster (`Schema/citus/distribute.sql`), all
-/// co-located with `actiond.user_queues`, and makes `actiond.pauses` a reference table.
+/// co-located with `actiond.waiting_users`, and makes `actiond.pauses` a reference table.
 /// Idempotent: a table Citus already knows is left as it is. The plain schema needs nothing
 /// of this; without `--citus` a Citus database is migrated like any other.
 package struct CitusDistribution: Sendable {
@@ -17,7 +17,7 @@ package struct CitusDistribution: Sendable {
         package var distributed: [String]
         /// actiond's tables Citus knows after this run (partitions of the log counted too).
         package var citusTables: Int
-        /// Shard groups of `actiond.user_queues` (recorded in `actiond.shard_ranges` for claim()).
+        /// Shard groups of `actiond.waiting_users` (recorded in `actiond.shard_ranges` for claim()).
         package var shardGroups: Int
     }
 
@@ -64,9 +64,9 @@ package struct CitusDistribution: Sendable {
     }
 
     /// Every migrate, on a distributed database: shared streams' rows still under user ''
-    /// move to their routes (`citus/shared_routes.sql`); nothing on plain PostgreSQL.
-    func routeSharedRows(on connection: PostgresConnection) async throws {
-        try await run("citus/shared_routes.sql", on: connection)
+    /// move to their keys (`citus/shared_stream_keys.sql`); nothing on plain PostgreSQL.
+    func moveSharedRowsToTheirKeys(on connection: PostgresConnection) async throws {
+        try await run("citus/shared_stream_keys.sql", on: connection)
     }
 
     /// At the end of every migrate, as actiond_owner: on a distributed database, each report

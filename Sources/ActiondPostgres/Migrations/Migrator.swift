@@ -15,8 +15,8 @@ import PostgresNIO
 ///    object whose file was removed is gone;
 /// 3. the default categories on a fresh database, and the handlers' report views;
 /// 4. with `citus`, the distribution of the tables by user (`CitusDistribution`);
-/// 5. on a distributed database, every time: shared streams' rows moved to their routes
-///    (`citus/shared_routes.sql`) and the report views wrapped for readers (`reader_views.sql`).
+/// 5. on a distributed database, every time: shared streams' rows moved to their keys
+///    (`citus/shared_stream_keys.sql`) and the report views wrapped for readers (`reader_views.sql`).
 ///
 /// First it runs `Schema/roles/roles.sql` as the connecting role (the roles and the schema's
 /// owner), then everything as `actiond_owner`, which owns every object.
@@ -76,7 +76,7 @@ package struct Migrator: Sendable {
                     // Now distributed: the functions' Citus variants replace their one-server files.
                     report.objects += try await applyObjects(on: connection, distributed: true)
                 }
-                try await distribution.routeSharedRows(on: connection)
+                try await distribution.moveSharedRowsToTheirKeys(on: connection)
                 try await distribution.wrapReportViews(on: connection)
                 report.citusUndistributed = try await connection.query("""
                     SELECT EXISTS (SELECT FROM pg_extension WHERE extname = 'citus')

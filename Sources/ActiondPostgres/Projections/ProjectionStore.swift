@@ -66,7 +66,7 @@ package enum ProjectionStore {
         var stash: [ExactString: [LoggedEvent]] = [:]
         let rows = try await connection.query("SELECT user_id, payload_version, payload FROM actiond.load_stash(\(users))", logger: logger)
         for try await (user, version, payload) in rows.decode((String, Int, String).self) {
-            stash[ExactString(user), default: []].append(try StashPayload.open(payload, version: version))
+            stash[ExactString(user), default: []].append(try StashPayload.decode(payload, version: version))
         }
         return stash
     }

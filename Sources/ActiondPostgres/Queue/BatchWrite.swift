@@ -135,7 +135,7 @@ package struct BatchWrite: Sendable {
             json.key("position"); json.number(event.position)
             json.key("user"); json.string(event.userID)
             json.key("version"); json.number(StashPayload.currentVersion)
-            json.key("payload"); json.string(try StashPayload.seal(event))
+            json.key("payload"); json.string(try StashPayload.encode(event))
             json.endObject()
         }
         json.endArray()

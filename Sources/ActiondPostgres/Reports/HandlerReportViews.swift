@@ -19,7 +19,7 @@ enum HandlerReportViews {
         if let sharedKind, !view.sharedColumns.isEmpty {
             columns += view.sharedColumns.map { expression($0, table: "h") }
             // The shared rows first, materialized, then joined: on Citus they are stored
-            // under routes of their own (shared_stream_route.sql, not the invitees'), and
+            // under keys of their own (shared_stream_key.sql, not the invitees'), and
             // Citus refuses the direct join of the two when the view is itself wrapped
             // (`json_agg` of it, as `actiond report --format json` does); a materialized CTE
             // it computes once and ships. By kind alone: a shared kind has no per-user rows.

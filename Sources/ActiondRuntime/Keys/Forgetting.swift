@@ -42,7 +42,7 @@ package struct Forgetting: Sendable {
                 // The queue row first, as a worker takes them (its claim locks the row, its commit
                 // then takes the order lock): the other order could deadlock with a worker whose
                 // batch empties this user's queue.
-                try await connection.query("SELECT user_id FROM actiond.user_queues WHERE user_id = \(user) FOR UPDATE", logger: logger).drain()
+                try await connection.query("SELECT user_id FROM actiond.waiting_users WHERE user_id = \(user) FOR UPDATE", logger: logger).drain()
                 try await connection.query("SELECT actiond.lock_users(ARRAY[\(user)])", logger: logger).drain()
                 let integrated = try await integrateStash(of: user, on: connection)
                 try await forgetUntakenText(of: user, on: connection)

@@ -110,7 +110,7 @@ package struct Resealing: Sendable {
             var stashed: [(event: LoggedEvent, payload: String)] = []
             for row in rows {
                 let (_, _, version, payload) = try row.decode((String, Int64, Int, String).self)
-                stashed.append((try StashPayload.open(payload, version: version), payload))
+                stashed.append((try StashPayload.decode(payload, version: version), payload))
             }
             guard let last = stashed.last?.event else { return nil }
             let (rewritten, skipped) = try await rewriteStash(stashed, on: connection)
@@ -129,7 +129,7 @@ package struct Resealing: Sendable {
         var rewritten = 0
         for (event, (original, payload)) in zip(prepared.events, stashed) where changed.contains(event.position) && event.storedData != nil {
             let rows = try await connection.query("""
-                UPDATE actiond.stash SET payload = convert_to(\(try StashPayload.seal(event)), 'UTF8'), payload_version = \(StashPayload.currentVersion)
+                UPDATE actiond.stash SET payload = convert_to(\(try StashPayload.encode(event)), 'UTF8'), payload_version = \(StashPayload.currentVersion)
                 WHERE user_id = \(original.userID) AND position = \(original.position) AND payload = convert_to(\(payload), 'UTF8')
                 RETURNING 1
                 """, logger: logger).collect()
@@ -235,7 +235,7 @@ package struct Resealing: Sendable {
         let users = ids.filter { !$0.isEmpty && seen.insert(ExactString($0)).inserted }
         guard !users.isEmpty else { return [] }
         try await connection.query("""
-            SELECT user_id FROM actiond.user_queues WHERE user_id = ANY(\(users)) ORDER BY user_id FOR UPDATE
+            SELECT user_id FROM actiond.waiting_users WHERE user_id = ANY(\(users)) ORDER BY user_id FOR UPDATE
             """, logger: logger).drain()
         try await connection.query("SELECT actiond.lock_users(\(users))", logger: logger).drain()
         return users
