@@ -3,7 +3,7 @@
 public protocol HandlerEvent: Codable, Hashable, Sendable {
     /// The event's name in the log, such as `order.on_my_way`.
     var name: String { get }
-    /// Whether the event holds protected data (a reply's text). Such events are never read
+    /// Whether the event holds protected text (a reply's text). Such events are never read
     /// by a report.
     var carriesProtectedText: Bool { get }
 }

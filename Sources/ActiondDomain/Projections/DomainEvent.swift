@@ -21,7 +21,7 @@ package struct DomainEvent: Sendable, Hashable {
     /// The event's name in the log (`invitation.answered`…).
     package var type: String { payload.name }
 
-    /// Whether the event holds protected data (message text).
+    /// Whether the event holds protected text (message text, sealed at rest).
     package var carriesProtectedText: Bool { payload.carriesProtectedText }
 
     /// The payload as stored (`actiond.domain_events.data`).

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Text a person typed or was sent (a reply, a message body): protected data. A handler
+/// Text a person typed or was sent (a reply, a message body): protected text. A handler
 /// reads it in clear, in memory only; at rest actiond keeps it sealed under its user's data
 /// key. Once the user is forgotten (`actiond forget`) it reads as `forgotten`: a value of its
 /// own, never an error.
