@@ -24,7 +24,7 @@ struct RoleTests {
                     try await admin.query(PostgresQuery(unsafeSQL: "CREATE ROLE \(name) LOGIN PASSWORD '\(password)' IN ROLE \(group)"), logger: db.logger).drain()
                 }
                 break
-            } catch let error as PSQLError where attempt < 5 && ["XX000", "40001", "40P01"].contains(error.serverInfo?[.sqlState] ?? "") {
+            } catch let error as PSQLError where attempt < 5 && [SQLState.internalError, .serializationFailure, .deadlockDetected].contains(error.sqlState) {
                 try await Task.sleep(for: .milliseconds(50 * attempt))
             }
         }
@@ -48,7 +48,7 @@ struct RoleTests {
                     try await admin.query(PostgresQuery(unsafeSQL: "DROP ROLE IF EXISTS \(name)"), logger: logger).drain()
                 }
                 return
-            } catch let error as PSQLError where attempt < 5 && ["XX000", "40001", "40P01"].contains(error.serverInfo?[.sqlState] ?? "") {
+            } catch let error as PSQLError where attempt < 5 && [SQLState.internalError, .serializationFailure, .deadlockDetected].contains(error.sqlState) {
                 try await Task.sleep(for: .milliseconds(50 * attempt))
             }
         }
@@ -89,7 +89,7 @@ struct RoleTests {
             if name == allowed {
                 #expect(failure == nil, "\(url.username) must be able to \(name)")
             } else {
-                #expect(failure == "42501", "\(url.username) may \(name): \(failure ?? "it succeeded")")
+                #expect(failure == SQLState.insufficientPrivilege.rawValue, "\(url.username) may \(name): \(failure ?? "it succeeded")")
             }
         }
     }
@@ -179,7 +179,7 @@ struct RoleTests {
                 let truncate = try await Self.withLogin(group, on: db) { login in
                     try await Self.failure("TRUNCATE actiond.events CASCADE", as: login, logger: db.logger)
                 }
-                #expect(truncate == "42501", "\(group)")
+                #expect(truncate == SQLState.insufficientPrivilege.rawValue, "\(group)")
             }
         }
     }
