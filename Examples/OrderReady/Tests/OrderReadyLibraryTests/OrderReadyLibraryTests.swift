@@ -11,7 +11,7 @@ struct OrderReadyLibraryTests {
     static let categories = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(path: "../../categories.json").standardized
 
     static func line(_ id: String, _ type: String, at minute: Int, _ data: String) -> String {
-        #"{"id":"\#(id)","type":"\#(type)","user_id":"ana","occurred_at":"2026-11-22T09:\#(String(format: "%02d", minute)):00Z","data":\#(data)}"#
+        ActiondTestDatabase.eventLine(id, type, user: "ana", at: "2026-11-22T09:\(String(format: "%02d", minute)):00Z", data: data)
     }
 
     @Test func theLatestChoiceStandsAndCourierMessagesAreCounted() async throws {

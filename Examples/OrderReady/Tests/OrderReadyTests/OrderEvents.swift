@@ -1,3 +1,4 @@
+import ActiondTesting
 import Foundation
 
 /// Input events for ORDER_READY tests, as JSON Lines a producer would submit.
@@ -5,7 +6,7 @@ enum OrderEvents {
     static let categoriesFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(path: "../../categories.json").standardized
 
     static func line(_ id: String, _ type: String, user: String, at minute: Int, data: String) -> String {
-        #"{"id":"\#(id)","type":"\#(type)","user_id":"\#(user)","occurred_at":"2026-11-22T09:\#(String(format: "%02d", minute)):00Z","data":\#(data)}"#
+        ActiondTestDatabase.eventLine(id, type, user: user, at: "2026-11-22T09:\(String(format: "%02d", minute)):00Z", data: data)
     }
 
     static func sent(_ id: String, user: String, request: String, order: String, at minute: Int = 0) -> String {
