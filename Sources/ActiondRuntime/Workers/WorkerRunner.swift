@@ -65,23 +65,17 @@ package enum WorkerRunner {
         try await ServiceGroup(configuration: group).run()
     }
 
-    /// The functions the workers call (Schema/grants/grants.sql grants them to actiond_worker).
-    static let workersFunctions = ["claim", "load_streams", "load_stash", "commit_batch", "category_document", "release_holds",
-                                   "prune_report_minutes", "queue_is_empty", "queue_depth", "load_keys"]
-
-    /// Refuses, before any loop starts, a login that may not execute the workers' functions (a
-    /// producer's or a reader's): its batches and chores would fail with 42501 round after
-    /// round, and `--drain` would never return.
+    /// Refuses, before any loop starts, a login that is neither a worker (actiond_worker,
+    /// whose grants Schema/grants/grants.sql gives) nor the owner (a producer's or a reader's):
+    /// its batches and chores would fail with 42501 round after round, and `--drain` would
+    /// never return.
     static func checkPrivileges(client: PostgresClient, logger: Logger) async throws {
         let row = try await client.query("""
             SELECT current_user::text,
-                   coalesce(array_agg(DISTINCT 'actiond.' || p.proname::text ORDER BY 'actiond.' || p.proname::text), '{}')
-            FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-            WHERE n.nspname = 'actiond' AND p.proname = ANY(\(workersFunctions)) AND NOT has_function_privilege(p.oid, 'EXECUTE')
+                   pg_has_role(current_user, 'actiond_worker', 'MEMBER') OR pg_has_role(current_user, 'actiond_owner', 'MEMBER')
             """, logger: logger).collect().first
-        guard let (role, refused) = try row?.decode((String, [String]).self), !refused.isEmpty else { return }
-        let named = refused.prefix(2).joined(separator: ", ") + (refused.count > 2 ? " and \(refused.count - 2) more of the workers' functions" : "")
-        throw RoleRefusal(.work, cause: "role \(role) may not execute \(named)")
+        guard let (role, allowed) = try row?.decode((String, Bool).self), !allowed else { return }
+        throw RoleRefusal(.work, cause: "role \(role) is a member of neither actiond_worker nor actiond_owner")
     }
 
     /// A worker login (actiond_worker) found people in the key file's forgotten list that this
