@@ -38,7 +38,7 @@ begin
     select count(*), array_agg(distinct q.user_id) into moved, users from queued q;
     perform actiond.add_waiting_users(users);
     if moved > 0 then
-        perform pg_notify('actiond_wakeup', '');
+        perform actiond.wake_workers();
     end if;
     return moved;
 end

@@ -15,7 +15,7 @@ begin
     delete from actiond.pauses p where resume.user_id is null or p.user_id = resume.user_id;
     get diagnostics removed = row_count;
     if removed > 0 then
-        perform pg_notify('actiond_wakeup', '');
+        perform actiond.wake_workers();
     end if;
     return removed;
 end

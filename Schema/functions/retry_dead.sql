@@ -40,7 +40,7 @@ begin
                           where q.user_id = any(users) and q.position = any(requeued));
     perform actiond.add_waiting_users(queued_users);
     perform actiond.count_changed(changes, null);
-    perform pg_notify('actiond_wakeup', '');
+    perform actiond.wake_workers();
     return query select unnest(requeued);
 end
 $$;

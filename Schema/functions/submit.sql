@@ -1,18 +1,76 @@
 -- One event, in the caller's transaction: {"status":"accepted"|"duplicate","position":N},
--- or an error with SQLSTATE class 22 or 23 naming the field. Goes through submit_many.
+-- or an error with SQLSTATE class 22 or 23 naming the field.
+--
+-- The one-event path, apart from submit_many: a producer submits one response at a time, as
+-- it arrives, and submit_many's set-based statements cost over a millisecond of server CPU
+-- for a set of one. Here each step is one short statement or a PL/pgSQL expression, planned
+-- once per session. The rules are the same functions submit_many asks: event_problem (every
+-- envelope and payload rule), forgotten_user_problem (the forget's fence), resubmission_problem
+-- (what counts as the same event), lock_users' order lock, wake_workers.
 create function actiond.submit(event jsonb) returns jsonb
 language plpgsql volatile
 -- Runs as its owner (SECURITY.md): callers are granted EXECUTE on it, not the tables.
 security definer set search_path = actiond, pg_temp
 as $$
 declare
-    result record;
+    problem text[];
+    category_keys text[];
+    event_user text;
+    taken bigint;
+    prior record;
 begin
-    select * into result from actiond.submit_many(array[event]);
-    if result.status = 'refused' then
-        raise exception using errcode = result.error_code, message = result.error_message;
+    -- 1. Validate. A notification names a category: its required keys in the current registry.
+    if event ->> 'type' = 'notification.sent' then
+        select c.required_payload_keys into category_keys
+        from actiond.categories c
+        where c.version = (select max(v.version) from actiond.category_versions v)
+          and c.category = event #>> '{data,payload,aps,category}';
     end if;
-    return jsonb_build_object('status', result.status, 'position', result.position);
+    problem := actiond.event_problem(event, category_keys);
+    if problem is not null then
+        raise exception using errcode = problem[1], message = problem[2];
+    end if;
+
+    -- 2. The user's order lock (lock_users says why), then the forget's fence under it.
+    event_user := event ->> 'user_id';
+    perform actiond.lock_users(array[event_user]);
+    -- (select 1: see submit_many.)
+    if exists (select 1 from actiond.forgotten_users f where f.user_id = event_user and f.new_key_allowed_at is null) then
+        problem := actiond.forgotten_user_problem();
+        raise exception using errcode = problem[1], message = problem[2];
+    end if;
+
+    -- 3. A position, unless the id is known (actiond.event_ids: the idempotency keys). ON
+    --    CONFLICT waits for a concurrent transaction inserting the same key, so a duplicate is
+    --    never stored twice.
+    insert into actiond.event_ids as ei (user_id, id) values (event_user, event ->> 'id')
+    on conflict (user_id, id) do nothing
+    returning ei.position into taken;
+
+    if taken is not null then
+        -- store_events does the same for a batch: a position in the highest partition adds
+        -- the next one; storing the event queues it; the user's "has work" row is kept.
+        if taken >= (select p.lower_bound from actiond.log_partitions p order by p.lower_bound desc limit 1) then
+            perform actiond.add_log_partitions(taken);
+        end if;
+        insert into actiond.events (position, id, type, user_id, occurred_at, data)
+        values (taken, event ->> 'id', event ->> 'type', event_user, (event ->> 'occurred_at')::timestamptz, event -> 'data');
+        insert into actiond.waiting_users (user_id, mark) values (event_user, taken - 1)
+        on conflict (user_id) do nothing;
+        perform actiond.wake_workers();
+        return jsonb_build_object('status', 'accepted', 'position', taken);
+    end if;
+
+    -- 4. Known: the earlier event, read now (this statement sees what committed since step 3).
+    select ev.position, ev.type, ev.occurred_at, ev.data into prior
+    from actiond.event_ids ei
+    join actiond.events ev on ev.user_id = ei.user_id and ev.position = ei.position
+    where ei.user_id = event_user and ei.id = event ->> 'id';
+    problem := actiond.resubmission_problem(prior.position, prior.type, prior.occurred_at, prior.data, event);
+    if problem is not null then
+        raise exception using errcode = problem[1], message = problem[2];
+    end if;
+    return jsonb_build_object('status', 'duplicate', 'position', prior.position);
 end
 $$;
 

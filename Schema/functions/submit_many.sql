@@ -53,9 +53,8 @@ begin
     if exists (select 1 from actiond.forgotten_users f
                where f.user_id = any (array(select i.e ->> 'user_id' from unnest(events, messages) as i(e, message) where i.message is null))
                  and f.new_key_allowed_at is null) then
-        select array_agg(case when f.user_id is null then i.code else actiond.sqlstate('integrity_constraint_violation') end order by i.n),
-               array_agg(case when f.user_id is null then i.message
-                              else 'user_id: this user was forgotten (actiond forget); their events are refused until an operator runs actiond forget USER --allow-new-key' end order by i.n)
+        select array_agg(case when f.user_id is null then i.code else (actiond.forgotten_user_problem())[1] end order by i.n),
+               array_agg(case when f.user_id is null then i.message else (actiond.forgotten_user_problem())[2] end order by i.n)
         into codes, messages
         from unnest(events, codes, messages) with ordinality as i(e, code, message, n)
         left join actiond.forgotten_users f
@@ -87,9 +86,9 @@ begin
     from unnest(events) with ordinality as i(e, n)
     left join unnest(stored_ordinals, stored) as s(n, position) on s.n = i.n;
 
-    -- Wake idle workers when this transaction commits (one notification per transaction).
+    -- Wake idle workers when this transaction commits (at most one notification per transaction).
     if stored_positions is not null and 0 < any(stored_positions) then
-        perform pg_notify('actiond_wakeup', '');
+        perform actiond.wake_workers();
     end if;
 
     -- 4a. The earlier events of the valid inputs that step 3 did not store (duplicates, or
@@ -119,38 +118,22 @@ begin
            case
                when i.message is not null then 'refused'
                when ins.p is not null then 'accepted'
-               when same.position is not null then 'duplicate'
+               when again.problem is null then 'duplicate'
                else 'refused'
            end,
-           coalesce(ins.p, same.position),
-           case
-               when i.message is not null then i.code
-               when ins.p is null and prior.position is null then actiond.sqlstate('serialization_failure')
-               when ins.p is null and same.position is null then actiond.sqlstate('unique_violation')
-           end,
-           case
-               when i.message is not null then i.message
-               -- The id was known at step 3 and is gone now: a prune forgot it meanwhile
-               -- (log_prune_forget). Submitted again, it is accepted anew.
-               when ins.p is null and prior.position is null then
-                   'id: its earlier event was pruned while this submit ran; submit it again'
-               when ins.p is null and same.position is null then
-                   'id: was already submitted for this user_id with different content (position '
-                   || coalesce(prior.position::text, '?') || '); an id is the user''s idempotency key and cannot be reused'
-           end
+           coalesce(ins.p, case when again.problem is null then prior.position end),
+           coalesce(i.code, again.problem[1]),
+           coalesce(i.message, again.problem[2])
     from unnest(events, codes, messages, stored_positions) with ordinality as i(e, code, message, stored, n)
     cross join lateral (select nullif(i.stored, 0) as p) ins
     left join unnest(prior_users, prior_ids, prior_positions, prior_types, prior_times, prior_data)
         as prior(user_id, id, position, type, occurred_at, data)
         on i.message is null and ins.p is null and prior.user_id = i.e ->> 'user_id' and prior.id = i.e ->> 'id'
-    left join lateral (
-        select prior.position
-        where prior.type = i.e ->> 'type'
-          and prior.occurred_at = case when i.message is null then (i.e ->> 'occurred_at')::timestamptz end
-          -- Protected fields aside (comparable_data): the log holds them sealed once a worker
-          -- took the event, and text sealed to the intake key differs on every seal.
-          and actiond.comparable_data(prior.data, i.e -> 'data') = actiond.comparable_data(i.e -> 'data', prior.data)
-    ) same on true
+    -- An input not stored: the same event again (a duplicate), or a problem (resubmission_problem).
+    cross join lateral (
+        select case when i.message is null and ins.p is null
+                    then actiond.resubmission_problem(prior.position, prior.type, prior.occurred_at, prior.data, i.e) end as problem
+    ) again
     order by i.n;
 end
 $$;

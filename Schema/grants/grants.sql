@@ -34,7 +34,9 @@ grant execute on function
     actiond.prune_report_minutes(),
     actiond.queue_is_empty(),
     actiond.queue_depth(),
-    actiond.load_keys(text[])
+    actiond.load_keys(text[]),
+    actiond.hold_wakeup_slots(),
+    actiond.release_wakeup_slots()
     to actiond_worker;
 
 -- publish_intake_key: no grant; only the owner publishes the key producers seal to (migrate,

@@ -4,28 +4,18 @@ import ActiondTestSupport
 import PostgresNIO
 import Testing
 
-/// `actiond.submit(event jsonb)`: the SQL entry point producers call, in their own transactions.
+/// `actiond.submit(event jsonb)`, the SQL entry point producers call in their own transactions,
+/// and `actiond.submit_many` for a batch of one: the same rules, the same answers.
 @Suite("submit()")
 struct SubmitFunctionTests {
-    /// What `actiond.submit` answered: its JSON, or the error's SQLSTATE and message.
-    enum Answer: Equatable {
-        case result(String)
-        case error(sqlState: SQLState, message: String)
+    typealias Answer = SubmitAnswer
 
-        var sqlState: SQLState? { if case .error(let state, _) = self { state } else { nil } }
-        var message: String? { if case .error(_, let message) = self { message } else { nil } }
+    static func submit(_ event: JSONValue, on db: TestDatabase, via path: SubmitPath = .oneEvent) async throws -> Answer {
+        try await db.submit(event.json, via: path)
     }
 
-    static func submit(_ event: JSONValue, on db: TestDatabase) async throws -> Answer {
-        try await submit(event.json, on: db)
-    }
-
-    static func submit(_ json: String, on db: TestDatabase) async throws -> Answer {
-        do {
-            return .result(try await db.scalar("SELECT actiond.submit(\(json)::jsonb)::text", as: String.self))
-        } catch let error as PSQLError {
-            return .error(sqlState: error.sqlState ?? "?", message: error.serverInfo?[.message] ?? "")
-        }
+    static func submit(_ json: String, on db: TestDatabase, via path: SubmitPath = .oneEvent) async throws -> Answer {
+        try await db.submit(json, via: path)
     }
 
     static func stored(_ db: TestDatabase) async throws -> (events: Int, queued: Int) {
@@ -33,29 +23,30 @@ struct SubmitFunctionTests {
          try await db.scalar("SELECT count(*) FROM actiond.pending_events", as: Int.self))
     }
 
-    @Test func acceptedDuplicateAndConflict() async throws {
+    @Test(arguments: SubmitPath.allCases)
+    func acceptedDuplicateAndConflict(path: SubmitPath) async throws {
         try await TestDatabase.with { db in
             let event = EventJSON.invitation()
-            let first = try await Self.submit(event, on: db)
+            let first = try await Self.submit(event, on: db, via: path)
             guard case .result(let json) = first, json.contains(#""status": "accepted""#) else {
                 Issue.record("expected accepted, got \(first)"); return
             }
             let position = try await db.scalar("SELECT position FROM actiond.events WHERE id = 'sent-1'", as: Int.self)
             #expect(json == #"{"status": "accepted", "position": \#(position)}"#)
 
-            _ = try await Self.submit(EventJSON.response(), on: db)  // something after it
+            _ = try await Self.submit(EventJSON.response(), on: db, via: path)  // something after it
             // The same content again, even written differently (key order, another offset for
             // the same instant), is a duplicate with the original position and no second effect.
             let rewritten = #"{"data":{"payload":{"MEETING_ID":"m-1","aps":{"alert":{"title":"Team sync"},"category":"MEETING_INVITATION"}},"request_id":"req-1"},"user_id":"ana","type":"notification.sent","occurred_at":"2026-11-22T10:30:00+01:00","id":"sent-1"}"#
-            #expect(try await Self.submit(rewritten, on: db) == .result(#"{"status": "duplicate", "position": \#(position)}"#))
+            #expect(try await Self.submit(rewritten, on: db, via: path) == .result(#"{"status": "duplicate", "position": \#(position)}"#))
             #expect(try await Self.stored(db) == (2, 2))
 
-            let changed = try await Self.submit(event.setting(["data", "request_id"], to: .string("req-2")), on: db)
+            let changed = try await Self.submit(event.setting(["data", "request_id"], to: .string("req-2")), on: db, via: path)
             #expect(changed.sqlState == .uniqueViolation)
             #expect(changed.message?.contains("id: was already submitted for this user_id with different content (position \(position))") == true)
             #expect(try await Self.stored(db) == (2, 2))
             // The alert of a category that does not protect it is compared like any field.
-            let otherAlert = try await Self.submit(event.setting(["data", "payload", "aps", "alert", "title"], to: .string("Team sync moved")), on: db)
+            let otherAlert = try await Self.submit(event.setting(["data", "payload", "aps", "alert", "title"], to: .string("Team sync moved")), on: db, via: path)
             #expect(otherAlert.sqlState == .uniqueViolation, "a changed alert is a conflict, never a duplicate: \(otherAlert)")
             #expect(try await Self.stored(db) == (2, 2))
 
@@ -63,16 +54,16 @@ struct SubmitFunctionTests {
             // user is another event, and a duplicate of that one only; look-alike user ids
             // (composed vs decomposed) are other users.
             let forBo = event.setting(["user_id"], to: .string("bo"))
-            guard case .result(let boJSON) = try await Self.submit(forBo, on: db), boJSON.contains(#""status": "accepted""#) else {
+            guard case .result(let boJSON) = try await Self.submit(forBo, on: db, via: path), boJSON.contains(#""status": "accepted""#) else {
                 Issue.record("the same id for another user was not accepted"); return
             }
             let boPosition = try await db.scalar("SELECT position FROM actiond.events WHERE id = 'sent-1' AND user_id = 'bo'", as: Int.self)
             #expect(boPosition > position)
-            #expect(try await Self.submit(forBo, on: db) == .result(#"{"status": "duplicate", "position": \#(boPosition)}"#))
+            #expect(try await Self.submit(forBo, on: db, via: path) == .result(#"{"status": "duplicate", "position": \#(boPosition)}"#))
             let decomposed = event.setting(["user_id"], to: .string("Jose\u{0301}"))
             let composed = event.setting(["user_id"], to: .string("Jos\u{00E9}"))
-            #expect(try await Self.submit(decomposed, on: db).sqlState == nil)
-            #expect(try await Self.submit(composed, on: db).sqlState == nil)
+            #expect(try await Self.submit(decomposed, on: db, via: path).sqlState == nil)
+            #expect(try await Self.submit(composed, on: db, via: path).sqlState == nil)
             #expect(try await Self.stored(db) == (5, 5))
             #expect(try await db.scalar("SELECT count(*) FROM actiond.event_ids WHERE id = 'sent-1'", as: Int.self) == 4)
         }
@@ -125,10 +116,11 @@ struct SubmitFunctionTests {
         ]
     }()
 
-    @Test func eachMalformedEnvelopeIsRefusedAndNothingStored() async throws {
+    @Test(arguments: SubmitPath.allCases)
+    func eachMalformedEnvelopeIsRefusedAndNothingStored(path: SubmitPath) async throws {
         try await TestDatabase.with { db in
             for (name, event, sqlState, message) in Self.envelopeCases {
-                let answer = try await Self.submit(event, on: db)
+                let answer = try await Self.submit(event, on: db, via: path)
                 #expect(answer.sqlState == sqlState, "\(name): \(answer)")
                 #expect(answer.message?.hasPrefix(message) == true, "\(name): \(answer)")
             }
@@ -136,23 +128,24 @@ struct SubmitFunctionTests {
         }
     }
 
-    @Test func theLimitsThemselvesAreAccepted() async throws {
+    @Test(arguments: SubmitPath.allCases)
+    func theLimitsThemselvesAreAccepted(path: SubmitPath) async throws {
         try await TestDatabase.with { db in
             let longID = String(repeating: "é", count: 128)  // characters, not bytes
             let answers = [
-                try await Self.submit(EventJSON.cancelled().setting(["id"], to: .string(longID)), on: db),
-                try await Self.submit(EventJSON.cancelled("t1").setting(["occurred_at"], to: .string("2024-02-29T23:59:59.123456789-08:00")), on: db),
-                try await Self.submit(EventJSON.cancelled("t2").setting(["occurred_at"], to: .string("2026-11-22t09:30:00z")), on: db),
-                try await Self.submit(EventJSON.cancelled("t3").setting(["occurred_at"], to: .string("2026-11-22 09:30:00+05:30")), on: db),
-                try await Self.submit(EventJSON.cancelled("first").setting(["occurred_at"], to: .string("1900-01-01T00:00:00Z")), on: db),
-                try await Self.submit(EventJSON.cancelled("last").setting(["occurred_at"], to: .string("2099-12-31T23:59:59.999999Z")), on: db),
-                try await Self.submit(EventJSON.cancelled("last-local").setting(["occurred_at"], to: .string("2100-01-01T00:59:59+01:00")), on: db),
-                try await Self.submit(EventJSON.cancelled("leap-long-fraction").setting(["occurred_at"], to: .string("2016-12-31T15:59:60.9999994-08:00")), on: db),
-                try await Self.submit(EventJSON.cancelled("leap").setting(["occurred_at"], to: .string("2016-12-31T23:59:60Z")), on: db),
-                try await Self.submit(EventJSON.cancelled("leap-local").setting(["occurred_at"], to: .string("2015-06-30T16:59:60.5-07:00")), on: db),
-                try await Self.submit(EventJSON.envelope("lock", "protected_data.unavailable", data: [:]), on: db),
-                try await Self.submit(EventJSON.envelope("unlock", "protected_data.available", data: [:]), on: db),
-                try await Self.submit(EventJSON.response("r-text").setting(["data", "text"], to: .string("see you")), on: db),
+                try await Self.submit(EventJSON.cancelled().setting(["id"], to: .string(longID)), on: db, via: path),
+                try await Self.submit(EventJSON.cancelled("t1").setting(["occurred_at"], to: .string("2024-02-29T23:59:59.123456789-08:00")), on: db, via: path),
+                try await Self.submit(EventJSON.cancelled("t2").setting(["occurred_at"], to: .string("2026-11-22t09:30:00z")), on: db, via: path),
+                try await Self.submit(EventJSON.cancelled("t3").setting(["occurred_at"], to: .string("2026-11-22 09:30:00+05:30")), on: db, via: path),
+                try await Self.submit(EventJSON.cancelled("first").setting(["occurred_at"], to: .string("1900-01-01T00:00:00Z")), on: db, via: path),
+                try await Self.submit(EventJSON.cancelled("last").setting(["occurred_at"], to: .string("2099-12-31T23:59:59.999999Z")), on: db, via: path),
+                try await Self.submit(EventJSON.cancelled("last-local").setting(["occurred_at"], to: .string("2100-01-01T00:59:59+01:00")), on: db, via: path),
+                try await Self.submit(EventJSON.cancelled("leap-long-fraction").setting(["occurred_at"], to: .string("2016-12-31T15:59:60.9999994-08:00")), on: db, via: path),
+                try await Self.submit(EventJSON.cancelled("leap").setting(["occurred_at"], to: .string("2016-12-31T23:59:60Z")), on: db, via: path),
+                try await Self.submit(EventJSON.cancelled("leap-local").setting(["occurred_at"], to: .string("2015-06-30T16:59:60.5-07:00")), on: db, via: path),
+                try await Self.submit(EventJSON.envelope("lock", "protected_data.unavailable", data: [:]), on: db, via: path),
+                try await Self.submit(EventJSON.envelope("unlock", "protected_data.available", data: [:]), on: db, via: path),
+                try await Self.submit(EventJSON.response("r-text").setting(["data", "text"], to: .string("see you")), on: db, via: path),
             ]
             for answer in answers {
                 #expect(answer.sqlState == nil, "\(answer)")
@@ -191,10 +184,11 @@ struct SubmitFunctionTests {
         ]
     }()
 
-    @Test func eachPayloadRuleIsEnforcedAndNothingStored() async throws {
+    @Test(arguments: SubmitPath.allCases)
+    func eachPayloadRuleIsEnforcedAndNothingStored(path: SubmitPath) async throws {
         try await TestDatabase.with { db in
             for (name, event, sqlState, message) in Self.payloadCases {
-                let answer = try await Self.submit(event, on: db)
+                let answer = try await Self.submit(event, on: db, via: path)
                 #expect(answer.sqlState == sqlState, "\(name): \(answer)")
                 #expect(answer.message?.hasPrefix(message) == true, "\(name): \(answer)")
             }
@@ -202,7 +196,8 @@ struct SubmitFunctionTests {
         }
     }
 
-    @Test func payloadsThatFollowTheRulesAreAccepted() async throws {
+    @Test(arguments: SubmitPath.allCases)
+    func payloadsThatFollowTheRulesAreAccepted(path: SubmitPath) async throws {
         try await TestDatabase.with { db in
             let valid = EventJSON.invitation()
             let aps = ["data", "payload", "aps"]
@@ -216,7 +211,7 @@ struct SubmitFunctionTests {
                 EventJSON.envelope("s7", "notification.sent", data: ["request_id": .string("r7"), "payload": .object(["aps": .object(["category": .string("GENERAL")])])]),
             ]
             for event in cases {
-                let answer = try await Self.submit(event, on: db)
+                let answer = try await Self.submit(event, on: db, via: path)
                 #expect(answer.sqlState == nil, "\(event.json): \(answer)")
             }
             #expect(try await Self.stored(db) == (cases.count, cases.count))
@@ -224,7 +219,8 @@ struct SubmitFunctionTests {
     }
 
     /// The size rule counts compact UTF-8 JSON (what APNs receives), not jsonb's spaced text.
-    @Test func payloadSizeIsMeasuredAsCompactJSON() async throws {
+    @Test(arguments: SubmitPath.allCases)
+    func payloadSizeIsMeasuredAsCompactJSON(path: SubmitPath) async throws {
         try await TestDatabase.with { db in
             func payload(padding: Int) -> JSONValue {
                 .object([
@@ -239,37 +235,41 @@ struct SubmitFunctionTests {
             func sent(_ id: String, _ payload: JSONValue) -> JSONValue {
                 EventJSON.envelope(id, "notification.sent", data: ["request_id": .string(id), "payload": payload])
             }
-            #expect(try await Self.submit(sent("fits", exact), on: db).sqlState == nil, "4096 compact bytes fit although jsonb text is longer")
-            let over = try await Self.submit(sent("over", payload(padding: 4097 - overhead)), on: db)
+            #expect(try await Self.submit(sent("fits", exact), on: db, via: path).sqlState == nil, "4096 compact bytes fit although jsonb text is longer")
+            let over = try await Self.submit(sent("over", payload(padding: 4097 - overhead)), on: db, via: path)
             #expect(over.message == "data.payload: must be at most 4096 bytes of UTF-8 JSON, got 4097")
         }
     }
 
-    @Test func aRolledBackTransactionLeavesNothing() async throws {
+    @Test(arguments: SubmitPath.allCases)
+    func aRolledBackTransactionLeavesNothing(path: SubmitPath) async throws {
         try await TestDatabase.with { db in
             try await db.client.withConnection { connection in
                 try await connection.query("BEGIN", logger: db.logger).drain()
-                let inside = try await connection.query("SELECT actiond.submit(\(EventJSON.invitation().json)::jsonb)::text", logger: db.logger)
+                let inside = try await connection.query(path == .oneEvent
+                    ? "SELECT actiond.submit(\(EventJSON.invitation().json)::jsonb)::text"
+                    : "SELECT status FROM actiond.submit_many(ARRAY[\(EventJSON.invitation().json)::jsonb])", logger: db.logger)
                     .collect().first?.decode(String.self)
                 #expect(inside?.contains("accepted") == true)
                 try await connection.query("ROLLBACK", logger: db.logger).drain()
             }
             #expect(try await Self.stored(db) == (0, 0))
             // Submitted again after the rollback, it is new, not a duplicate.
-            guard case .result(let json) = try await Self.submit(EventJSON.invitation(), on: db) else {
+            guard case .result(let json) = try await Self.submit(EventJSON.invitation(), on: db, via: path) else {
                 Issue.record("expected accepted"); return
             }
             #expect(json.contains("accepted"))
         }
     }
 
-    @Test func theSameEventFromManyConnectionsAtOnceIsStoredOnce() async throws {
+    @Test(arguments: SubmitPath.allCases)
+    func theSameEventFromManyConnectionsAtOnceIsStoredOnce(path: SubmitPath) async throws {
         try await TestDatabase.with { db in
             for round in 0..<5 {
                 let event = EventJSON.invitation("race-\(round)", request: "race-\(round)")
                 let answers = try await withThrowingTaskGroup(of: Answer.self) { group in
                     for _ in 0..<8 {
-                        group.addTask { try await Self.submit(event, on: db) }
+                        group.addTask { try await Self.submit(event, on: db, via: path) }
                     }
                     return try await group.reduce(into: []) { $0.append($1) }
                 }
@@ -281,11 +281,12 @@ struct SubmitFunctionTests {
         }
     }
 
-    @Test func categoriesAreCheckedAgainstTheCurrentVersion() async throws {
+    @Test(arguments: SubmitPath.allCases)
+    func categoriesAreCheckedAgainstTheCurrentVersion(path: SubmitPath) async throws {
         try await TestDatabase.with { db in
             let registry = try CategoryRegistry(categories: [NotificationCategory(identifier: "GENERAL")])
             _ = try await db.client.withConnection { try await CategoryStore.load(registry, on: $0, logger: db.logger) }
-            let answer = try await Self.submit(EventJSON.invitation(), on: db)
+            let answer = try await Self.submit(EventJSON.invitation(), on: db, via: path)
             #expect(answer.sqlState == .foreignKeyViolation, "MEETING_INVITATION is not in the current version")
         }
     }

@@ -77,7 +77,8 @@ struct SealFenceTests {
 
     /// What a worker's parser cannot read (a number beyond a double, nesting deeper than 512)
     /// is refused at the door, by SQL submit and `actiond submit` alike, naming the field.
-    @Test func inputAWorkerCannotReadIsRefusedAtSubmit() async throws {
+    @Test(arguments: SubmitPath.allCases)
+    func inputAWorkerCannotReadIsRefusedAtSubmit(path: SubmitPath) async throws {
         let deep = String(repeating: #"{"a":"#, count: 520) + "1" + String(repeating: "}", count: 520)
         let cases: [(data: String, code: SQLState)] = [
             (#"{"request_id":"r","action":"REPLY_ACTION","locked":false,"text":"SECRET","n":1e400}"#, .numericValueOutOfRange),
@@ -86,14 +87,10 @@ struct SealFenceTests {
         ]
         try await TestDatabase.with { db in
             for (index, item) in cases.enumerated() {
-                do {
-                    try await ProtectedTextTests.submitSQL([EventLine.json("bad-\(index)", "notification.response", user: "ana", at: 0, data: item.data)], db)
-                    Issue.record("accepted: case \(index)")
-                } catch let error as PSQLError {
-                    #expect(error.sqlState == item.code, "case \(index)")
-                    #expect(error.serverInfo?[.message]?.hasPrefix("data: ") == true, "\(String(describing: error.serverInfo?[.message]))")
-                    #expect(error.serverInfo?[.message]?.contains("workers cannot read") == true)
-                }
+                let answer = try await db.submit(EventLine.json("bad-\(index)", "notification.response", user: "ana", at: 0, data: item.data), via: path)
+                #expect(answer.sqlState == item.code, "case \(index): \(answer)")
+                #expect(answer.message?.hasPrefix("data: ") == true, "\(answer)")
+                #expect(answer.message?.contains("workers cannot read") == true)
             }
             // Through actiond submit: refused before sending (the line may hold text it cannot
             // seal), and the same without a protected field (refused by the database).
@@ -252,7 +249,8 @@ struct SealFenceTests {
 
     /// A submit that waits for the user's lock while a forget commits is refused once it gets
     /// the lock (the forget is checked again under it), never stored for a forgotten person.
-    @Test func aSubmitRacingAForgetIsRefused() async throws {
+    @Test(arguments: SubmitPath.allCases)
+    func aSubmitRacingAForgetIsRefused(path: SubmitPath) async throws {
         try await TestDatabase.with { db in
             let reply = Self.reply("racing", user: "ana", text: "hello")
             // The forget's side, as actiond forget runs it: the order lock, then the fence.
@@ -261,14 +259,7 @@ struct SealFenceTests {
                 try await forget.query("SELECT actiond.lock_users(ARRAY['ana'])", logger: db.logger).drain()
                 try await forget.query("SELECT actiond.forget_keys('ana', 0)", logger: db.logger).drain()
                 // The submit checks the fence (none committed yet), then waits for the lock.
-                let submit = Task { () -> String? in
-                    do {
-                        try await ProtectedTextTests.submitSQL([reply], db)
-                        return nil
-                    } catch let error as PSQLError {
-                        return error.sqlState?.rawValue
-                    }
-                }
+                let submit = Task { try await db.submit(reply, via: path) }
                 #expect(try await OperationsEndpointTests.eventually(60) {
                     try await db.scalar("""
                         SELECT count(*) FROM pg_stat_activity
@@ -276,7 +267,9 @@ struct SealFenceTests {
                         """, as: Int.self) == 1
                 }, "the submit waits for the forget's lock")
                 try await forget.query("COMMIT", logger: db.logger).drain()
-                #expect(try await submit.value == SQLState.integrityConstraintViolation.rawValue)
+                let answer = try await submit.value
+                #expect(answer.sqlState == .integrityConstraintViolation, "\(answer)")
+                #expect(answer.message?.hasPrefix("user_id: this user was forgotten") == true, "\(answer)")
             }
             #expect(try await db.scalar("SELECT count(*) FROM actiond.events", as: Int.self) == 0)
         }

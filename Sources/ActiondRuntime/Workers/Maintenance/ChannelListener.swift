@@ -2,9 +2,11 @@ import ActiondPostgres
 import Logging
 import PostgresNIO
 
-/// LISTENs on one channel on a connection of its own, until cancelled: `connected` after each
-/// (re)connect (notifications sent while disconnected are lost, so the caller catches up
-/// there), `received` for each notification, `lost` when the connection drops, then a
+/// LISTENs on one channel on a connection of its own, until cancelled: `listening` on the
+/// connection right after LISTEN (and `stopped` on it when the loop ends with the connection
+/// still open), `connected` after each (re)connect (notifications sent while disconnected are
+/// lost, so the caller catches up there), `received` for each notification, `lost` when the
+/// connection drops, then a
 /// reconnect with backoff (100 ms doubling to 5 s; a connection that lasted 10 s resets it).
 /// The wake-up listener and the key cache keeper are this loop with their own reactions.
 struct ChannelListener: Sendable {
@@ -14,7 +16,9 @@ struct ChannelListener: Sendable {
     let name: String
     let logger: Logger
 
-    func run(connected: @escaping @Sendable () -> Void, received: @escaping @Sendable (PostgresNotification) -> Void,
+    func run(listening: @escaping @Sendable (PostgresConnection) async throws -> Void = { _ in },
+             stopped: @escaping @Sendable (PostgresConnection) async -> Void = { _ in },
+             connected: @escaping @Sendable () -> Void, received: @escaping @Sendable (PostgresNotification) -> Void,
              lost: @Sendable () -> Void = {}) async {
         var delay = Duration.milliseconds(100)
         while !Task.isCancelled {
@@ -22,9 +26,15 @@ struct ChannelListener: Sendable {
             do {
                 try await client.withConnection { connection in
                     try await connection.failingWhenClosed(closeOnCancel: false) { [channel] in
-                        try await connection.listen(on: channel) { notifications in
-                            connected()
-                            for try await notification in notifications { received(notification) }
+                        do {
+                            try await connection.listen(on: channel) { notifications in
+                                try await listening(connection)
+                                connected()
+                                for try await notification in notifications { received(notification) }
+                            }
+                        } catch {
+                            if Task.isCancelled, !connection.isClosed { await stopped(connection) }
+                            throw error
                         }
                     }
                 }

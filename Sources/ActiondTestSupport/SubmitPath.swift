@@ -1,0 +1,45 @@
+import ActiondPostgres
+import PostgresNIO
+
+/// How a producer's event reaches the log: `actiond.submit(event jsonb)` (the one-event path,
+/// statements of its own) or `actiond.submit_many(events jsonb[])` (the batch path that
+/// `actiond submit` uses). The rule tests run through both.
+package enum SubmitPath: String, CaseIterable, Sendable, CustomStringConvertible {
+    case oneEvent = "submit"
+    case batch = "submit_many"
+
+    package var description: String { rawValue }
+}
+
+/// What a submit answered: its JSON (`{"status": …, "position": N}`), or the refusal's
+/// SQLSTATE and message (an error from `submit`, a refused row from `submit_many`).
+package enum SubmitAnswer: Equatable, Sendable {
+    case result(String)
+    case error(sqlState: SQLState, message: String)
+
+    package var sqlState: SQLState? { if case .error(let state, _) = self { state } else { nil } }
+    package var message: String? { if case .error(_, let message) = self { message } else { nil } }
+}
+
+extension TestDatabase {
+    /// Submits one event (JSON text) through `path`, in a transaction of its own; submit_many's
+    /// row is read as submit answers.
+    package func submit(_ json: String, via path: SubmitPath) async throws -> SubmitAnswer {
+        do {
+            switch path {
+            case .oneEvent:
+                return .result(try await scalar("SELECT actiond.submit(\(json)::jsonb)::text", as: String.self))
+            case .batch:
+                let rows = try await client.query(
+                    "SELECT status, position, error_code, error_message FROM actiond.submit_many(ARRAY[\(json)::jsonb])", logger: logger)
+                    .collect()
+                guard rows.count == 1, let row = rows.first else { return .error(sqlState: "?", message: "\(rows.count) rows") }
+                let (status, position, code, message) = try row.decode((String, Int?, String?, String?).self)
+                if status == "refused" { return .error(sqlState: SQLState(rawValue: code ?? "?"), message: message ?? "") }
+                return .result(#"{"status": "\#(status)", "position": \#(position ?? 0)}"#)
+            }
+        } catch let error as PSQLError {
+            return .error(sqlState: error.sqlState ?? "?", message: error.serverInfo?[.message] ?? "")
+        }
+    }
+}
