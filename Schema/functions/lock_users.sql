@@ -5,8 +5,8 @@
 -- waits for a worker's batch, only for another producer of the same user or for a worker's
 -- last statement and commit. See waiting_users in 001_baseline.sql for why this is enough.
 --
--- The two-integer advisory lock space (class 1633907812, 'actd'), apart from the one-bigint
--- keys of lock_streams and the rebuild lock. Two users whose ids hash alike share a lock:
+-- The two-integer advisory lock space (class 1633907812, 'actd': lock_user, try_lock_user),
+-- apart from the one-bigint keys of lock_streams and the rebuild lock. Two users whose ids hash alike share a lock:
 -- they wait for each other, which is harmless.
 -- wait => false: take the locks that are free now and wait for none; returns the users whose
 -- lock this transaction holds after the call (taken now or held already). For work that can
@@ -20,15 +20,16 @@ returns text[]
 language plpgsql volatile as $$
 begin
     if wait then
-        perform count(pg_advisory_xact_lock(1633907812, k.key))
-        from (select distinct hashtext(u.user_id) as key
+        -- One user per key, in key order (lock_user hashes the id to the same key).
+        perform count(actiond.lock_user(k.user_id))
+        from (select distinct on (hashtext(u.user_id)) u.user_id
               from unnest(user_ids) as u(user_id)
-              order by 1) k;
+              order by hashtext(u.user_id)) k;
         return user_ids;
     end if;
     return array(
         select u.user_id
         from unnest(user_ids) as u(user_id)
-        where pg_try_advisory_xact_lock(1633907812, hashtext(u.user_id)));
+        where actiond.try_lock_user(u.user_id));
 end
 $$;

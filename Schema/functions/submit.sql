@@ -6,7 +6,7 @@
 -- for a set of one. Here each step is one short statement or a PL/pgSQL expression, planned
 -- once per session. The rules are the same functions submit_many asks: event_problem (every
 -- envelope and payload rule), forgotten_user_problem (the forget's fence), resubmission_problem
--- (what counts as the same event), lock_users' order lock, wake_workers.
+-- (what counts as the same event), lock_user (the order lock lock_users takes), wake_workers.
 create function actiond.submit(event jsonb) returns jsonb
 language plpgsql volatile
 -- Runs as its owner (SECURITY.md): callers are granted EXECUTE on it, not the tables.
@@ -18,6 +18,8 @@ declare
     event_user text;
     taken bigint;
     prior record;
+    fenced boolean;
+    top_lower bigint;
 begin
     -- 1. Validate. A notification names a category: its required keys in the current registry.
     if event ->> 'type' = 'notification.sent' then
@@ -33,9 +35,13 @@ begin
 
     -- 2. The user's order lock (lock_users says why), then the forget's fence under it.
     event_user := event ->> 'user_id';
-    perform actiond.lock_users(array[event_user]);
-    -- (select 1: see submit_many.)
-    if exists (select 1 from actiond.forgotten_users f where f.user_id = event_user and f.new_key_allowed_at is null) then
+    perform actiond.lock_user(event_user);
+    --    One statement reads the fence and the highest partition's lower bound (step 3).
+    --    (select 1: see submit_many.)
+    select exists (select 1 from actiond.forgotten_users f where f.user_id = event_user and f.new_key_allowed_at is null),
+           (select p.lower_bound from actiond.log_partitions p order by p.lower_bound desc limit 1)
+    into fenced, top_lower;
+    if fenced then
         problem := actiond.forgotten_user_problem();
         raise exception using errcode = problem[1], message = problem[2];
     end if;
@@ -50,7 +56,7 @@ begin
     if taken is not null then
         -- store_events does the same for a batch: a position in the highest partition adds
         -- the next one; storing the event queues it; the user's "has work" row is kept.
-        if taken >= (select p.lower_bound from actiond.log_partitions p order by p.lower_bound desc limit 1) then
+        if taken >= top_lower then
             perform actiond.add_log_partitions(taken);
         end if;
         insert into actiond.events (position, id, type, user_id, occurred_at, data)
