@@ -146,7 +146,9 @@ struct WorkerPoolTests {
         }
     }
 
-    @Test func anIdleWorkerWakesOnSubmitLongBeforeItsPollInterval() async throws {
+    /// Through both submit paths: each wakes a listening worker (wake_workers).
+    @Test(arguments: SubmitPath.allCases)
+    func anIdleWorkerWakesOnSubmitLongBeforeItsPollInterval(path: SubmitPath) async throws {
         try await TestDatabase.with { db in
             let handler = CheckingRouter()
             let workers = Workers(client: db.client, keys: TestKeys.shared, router: handler,
@@ -161,7 +163,8 @@ struct WorkerPoolTests {
                 // the whole suite at once, pick-ups of 3 to 10 s were seen.
                 for index in 0..<3 {
                     let submitted = ContinuousClock.now
-                    try await WorkerEvents.submit([WorkerEvents.json("wake-\(index)", user: "ana")], to: db)
+                    let answer = try await db.submit(WorkerEvents.json("wake-\(index)", user: "ana"), via: path)
+                    try #require(answer.sqlState == nil, "\(answer)")
                     while try await db.scalar("SELECT count(*) FROM actiond.outcomes", as: Int.self) <= index {
                         try #require(submitted.duration(to: .now) < .seconds(60), "wake-\(index) never picked up")
                         try await Task.sleep(for: .milliseconds(5))
