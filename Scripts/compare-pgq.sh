@@ -13,7 +13,15 @@
 #      Scripts/pgq/pgq_phase.py processes (Python, psycopg 3).
 #      events/s = N / (wall time from the producers' start signal to the consumer having
 #      consumed all N).
-#   2. actiond: `actiond bench --events N2 --json FILE` (default N2 200,000) on the same
+#   2. One event per transaction, the producer's call (pgbench, as PostgreSQL's own load
+#      tool, for both, so that the client costs the same): P clients (default 8), each
+#      transaction one statement, the same notification.response envelope (a new uuid id,
+#      one of 10,000 users): `select pgq.insert_event(queue, type, envelope)` into a fresh
+#      PgQ queue, then `select actiond.submit(envelope)` into a freshly migrated actiond
+#      database; alternating, --single-rounds times each (default 2), --single-seconds each
+#      (default 15). The row is the mean transactions/s, and actiond's as a share of PgQ's.
+#      No actiond worker runs (a producer then does not notify: wake_workers).
+#   3. actiond: `actiond bench --events N2 --json FILE` (default N2 200,000) on the same
 #      server; the row is its end_to_end phase: a backlog of N2 mixed events, already
 #      submitted, drained by `actiond work --drain` (handlers, outcomes, projections,
 #      sealing). Its bulk_submit rate and the raw ceiling (bare-table claim with SKIP
@@ -71,6 +79,9 @@ Options:
   --quick                smoke run: 20000 PgQ events, actiond bench --quick
   --skip-pgq             only the actiond phase
   --skip-actiond         only the PgQ phase
+  --skip-single          leave out the one-event-per-transaction comparison
+  --single-seconds S     pgbench seconds of each one-event round (default: 15)
+  --single-rounds N      one-event rounds of each system, alternating (default: 2)
   --out FILE             also write the table to FILE
   --json FILE            also write all figures (both phases' JSON) to FILE
   --keep-running         leave the embedded cluster running if this script started it
@@ -97,6 +108,9 @@ JSON_OUT=""
 KEEP_RUNNING=0
 INSTALL=1
 EVENTS_SET=0
+RUN_SINGLE=1
+SINGLE_SECONDS=15
+SINGLE_ROUNDS=2
 BENCH_EXTRA=()
 
 need_value() { [[ $# -ge 2 && -n $2 ]] || die "$1 needs a value"; }
@@ -112,6 +126,9 @@ while [[ $# -gt 0 ]]; do
         --quick) QUICK=1; shift ;;
         --skip-pgq) RUN_PGQ=0; shift ;;
         --skip-actiond) RUN_ACTIOND=0; shift ;;
+        --skip-single) RUN_SINGLE=0; shift ;;
+        --single-seconds) need_value "$@"; SINGLE_SECONDS=$2; shift 2 ;;
+        --single-rounds) need_value "$@"; SINGLE_ROUNDS=$2; shift 2 ;;
         --out) need_value "$@"; OUT=$2; shift 2 ;;
         --json) need_value "$@"; JSON_OUT=$2; shift 2 ;;
         --keep-running) KEEP_RUNNING=1; shift ;;
@@ -121,11 +138,12 @@ while [[ $# -gt 0 ]]; do
         *) usage >&2; die "unknown option: $1" ;;
     esac
 done
-for number in "$EVENTS" "$ACTIOND_EVENTS" "$PRODUCERS" "$BATCH"; do
+for number in "$EVENTS" "$ACTIOND_EVENTS" "$PRODUCERS" "$BATCH" "$SINGLE_SECONDS" "$SINGLE_ROUNDS"; do
     [[ $number =~ ^[1-9][0-9]*$ ]] || die "not a positive whole number: $number"
 done
 [[ $TICKER =~ ^[0-9]*\.?[0-9]+$ ]] || die "not a number of seconds: $TICKER"
 if [[ $QUICK == 1 && $EVENTS_SET == 0 ]]; then EVENTS=20000; fi
+if [[ $QUICK == 1 ]]; then SINGLE_SECONDS=3; SINGLE_ROUNDS=1; fi
 
 # Relative paths are the caller's, except the defaults, which are the repository's (as when
 # actiond runs from its root).
@@ -142,7 +160,7 @@ command -v python3 >/dev/null || die "python3 is needed"
 # --- what PgQ needs ------------------------------------------------------------------
 SUDO=()
 if [[ $(id -u) != 0 ]]; then SUDO=(sudo); fi
-if [[ $RUN_PGQ == 1 ]]; then
+if [[ $RUN_PGQ == 1 || $RUN_SINGLE == 1 ]]; then
     if ! command -v pgqd >/dev/null || [[ ! -f /usr/share/postgresql/15/extension/pgq.control ]]; then
         [[ $INSTALL == 1 ]] || die "postgresql-15-pgq3 and pgqd are not installed"
         say "installing postgresql-15-pgq3 and pgqd"
@@ -204,6 +222,48 @@ if [[ $RUN_PGQ == 1 ]]; then
         --ticker-period "$TICKER" --json "$WORK/pgq.json"
 fi
 
+# --- one event per transaction --------------------------------------------------------
+# url_with_db URL DB: URL naming database DB instead.
+url_with_db() {
+    python3 - "$1" "$2" <<'PY'
+import sys, urllib.parse
+url, db = sys.argv[1:3]
+parts = urllib.parse.urlsplit(url)
+print(urllib.parse.urlunsplit(parts._replace(path="/" + db)))
+PY
+}
+if [[ $RUN_SINGLE == 1 ]]; then
+    PGBENCH=$(command -v pgbench || ls /usr/lib/postgresql/*/bin/pgbench 2>/dev/null | sort -V | tail -1 || true)
+    [[ -n $PGBENCH && -x $PGBENCH ]] || die "pgbench is needed (PostgreSQL's server packages have it)"
+    say "one event per transaction: pgq.insert_event and actiond.submit, $PRODUCERS pgbench clients, ${SINGLE_SECONDS} s × $SINGLE_ROUNDS rounds each"
+    for db in pgq_single actiond_single; do
+        psql "$URL" -X -q -v ON_ERROR_STOP=1 -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" >&2
+    done
+    PGQ_SINGLE_URL=$(url_with_db "$URL" pgq_single)
+    ACTIOND_SINGLE_URL=$(url_with_db "$URL" actiond_single)
+    psql "$PGQ_SINGLE_URL" -X -q -v ON_ERROR_STOP=1 -c "CREATE EXTENSION pgq" \
+        -c "SELECT pgq.create_queue('single')" -c "SELECT pgq.register_consumer('single', 'reader')" >/dev/null
+    "${ACTIOND_ENV[@]}" "$ACTIOND" migrate --database-url "$ACTIOND_SINGLE_URL" >/dev/null 2>&1 \
+        || die "actiond migrate failed on $ACTIOND_SINGLE_URL"
+    ENVELOPE="jsonb_build_object('id', gen_random_uuid()::text, 'type', 'notification.response', 'user_id', 'u' || :u,
+  'occurred_at', '2026-11-26T10:00:00Z', 'data', jsonb_build_object('request_id', 'r' || :u, 'action', 'ACCEPT_ACTION', 'locked', false))"
+    printf '\\set u random(1, 10000)\nselect pgq.insert_event('"'"'single'"'"', '"'"'notification.response'"'"', %s::text);\n' "$ENVELOPE" > "$WORK/pgq_single.pgb"
+    printf '\\set u random(1, 10000)\nselect actiond.submit(%s);\n' "$ENVELOPE" > "$WORK/actiond_single.pgb"
+    single_tps() {  # single_tps URL SCRIPT: transactions/s of one pgbench round
+        "$PGBENCH" -n -c "$PRODUCERS" -j 2 -T "$SINGLE_SECONDS" -f "$2" "$1" 2>&1 \
+            | sed -n 's/^tps = \([0-9.]*\) .*/\1/p' | tail -1
+    }
+    : > "$WORK/single.txt"
+    for round in $(seq 1 "$SINGLE_ROUNDS"); do
+        PGQ_TPS=$(single_tps "$PGQ_SINGLE_URL" "$WORK/pgq_single.pgb")
+        ACTIOND_TPS=$(single_tps "$ACTIOND_SINGLE_URL" "$WORK/actiond_single.pgb")
+        [[ -n $PGQ_TPS && -n $ACTIOND_TPS ]] || die "a pgbench round failed (run it by hand: $PGBENCH -f $WORK/actiond_single.pgb)"
+        say "round $round: pgq.insert_event $PGQ_TPS/s, actiond.submit $ACTIOND_TPS/s"
+        echo "$PGQ_TPS $ACTIOND_TPS" >> "$WORK/single.txt"
+    done
+    [[ $KEEP_RUNNING == 1 ]] || psql "$URL" -X -q -c "DROP DATABASE pgq_single" -c "DROP DATABASE actiond_single" >&2 || true
+fi
+
 # --- actiond -------------------------------------------------------------------------
 if [[ $RUN_ACTIOND == 1 ]]; then
     if [[ $QUICK == 1 ]]; then SIZE=(--quick); else SIZE=(--events "$ACTIOND_EVENTS"); fi
@@ -222,6 +282,8 @@ def load(name):
     return json.load(open(path)) if os.path.exists(path) else None
 
 pgq, bench = load("pgq.json"), load("actiond.json")
+single_path = os.path.join(work, "single.txt")
+single = [tuple(map(float, line.split())) for line in open(single_path)] if os.path.exists(single_path) else []
 
 def cell(value, digits=1):
     if value is None:
@@ -255,6 +317,18 @@ if bench:
     if bench["settings"].get("build") != "release":
         notes.append(f"actiond is a {bench['settings'].get('build')} build ({actiond}): build the release one with "
                      "swift build -c release --product actiond for figures worth keeping")
+
+if single:
+    pgq_tps = sum(p for p, _ in single) / len(single)
+    actiond_tps = sum(a for _, a in single) / len(single)
+    rows.append(("PgQ one-event insert (pgq.insert_event, 1 event/txn, pgbench)", pgq_tps, None, None, None, None))
+    rows.append((f"actiond one-event submit (actiond.submit, 1 event/txn, pgbench): {actiond_tps / pgq_tps:.2f}× PgQ's",
+                 actiond_tps, None, None, None, None))
+    notes.append("one event per transaction: mean of " + str(len(single)) + " alternating pgbench rounds each ("
+                 + ", ".join(f"{p:,.0f}/{a:,.0f}" for p, a in single) + " PgQ/actiond transactions/s)")
+if bench and "single_submit" in bench:
+    notes.append(f"actiond bench single_submit (one actiond.submit() per transaction, from Swift): "
+                 f"{cell(bench['single_submit']['events_per_second'], 0)} events/s")
 
 header = ("system", "events/s", "PostgreSQL", "client side", "total", "WAL B/event")
 table = [header] + [(name, cell(rate, 0), cell(pg), cell(client), cell(all_), cell(wal, 0))
