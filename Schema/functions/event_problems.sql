@@ -17,7 +17,9 @@ begin
            on i.e ->> 'type' = 'notification.sent'
           and c.version = (select actiond.current_category_version())
           and c.category = i.e #>> '{data,payload,aps,category}'
-    cross join lateral (select actiond.event_problem(i.e, c.required_payload_keys) as problem) p
+    -- OFFSET 0 keeps the subquery: pulled up, each of problem[1] and problem[2] would call
+    -- event_problem again (measured: 21 µs per event against 11).
+    cross join lateral (select actiond.event_problem(i.e, c.required_payload_keys) as problem offset 0) p
     order by i.n;
 end
 $$;

@@ -130,9 +130,11 @@ begin
         as prior(user_id, id, position, type, occurred_at, data)
         on i.message is null and ins.p is null and prior.user_id = i.e ->> 'user_id' and prior.id = i.e ->> 'id'
     -- An input not stored: the same event again (a duplicate), or a problem (resubmission_problem).
+    -- (OFFSET 0: asked once per input, not once per use of `again.problem` below.)
     cross join lateral (
         select case when i.message is null and ins.p is null
                     then actiond.resubmission_problem(prior.position, prior.type, prior.occurred_at, prior.data, i.e) end as problem
+        offset 0
     ) again
     order by i.n;
 end
