@@ -45,7 +45,7 @@ package struct Benchmark: Sendable {
         let (unsealed, _) = try await withDatabase("unsealed") { url, client in
             try await WorkerPhases.endToEnd(self, url: url, client: client, sealing: false)
         }
-        say("latency: \(configuration.latencyRate) events/s offered for \(configuration.latencySeconds) s to a running actiond work")
+        say("latency: \(configuration.latencyRate) events/s offered for \(configuration.latencySeconds) s to a running actiond work, one actiond.submit() per event from \(configuration.singleConnections) connections")
         let latency = try await withDatabase("latency") { url, client in try await WorkerPhases.latency(self, url: url, client: client) }
         var scaling: [BenchResult.Scaling] = []
         for processes in configuration.workerProcesses {

@@ -29,11 +29,7 @@ enum SubmitPhases {
         let lines = bench.workload(bench.configuration.singleEvents, users: max(64, bench.configuration.singleEvents / 18), runID: "s")
         let connections = bench.configuration.singleConnections
         var parts = [[String]](repeating: [], count: connections)
-        for line in lines {
-            // The user id is the fourth string of each line; its hash picks the connection.
-            let user = line.split(separator: "\"", maxSplits: 12)[11]
-            parts[abs(user.hashValue) % connections].append(line)
-        }
+        for line in lines { parts[connection(of: line, among: connections)].append(line) }
         let clock = ContinuousClock()
         let start = clock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -50,6 +46,15 @@ enum SubmitPhases {
         }
         let seconds = Benchmark.seconds(start.duration(to: clock.now))
         return BenchResult.Rate(events: lines.count, seconds: seconds, events_per_second: Double(lines.count) / seconds)
+    }
+}
+
+extension SubmitPhases {
+    /// Which of `connections` submits a workload line: its user's, so that a user's events
+    /// go through one connection, in order. (The user id is the fourth string of each line.)
+    static func connection(of line: String, among connections: Int) -> Int {
+        let user = line.split(separator: "\"", maxSplits: 12)[11]
+        return abs(user.hashValue) % connections
     }
 }
 

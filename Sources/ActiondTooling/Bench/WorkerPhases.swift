@@ -60,23 +60,32 @@ enum WorkerPhases {
         let worker = try ProcessRunner.spawn(bench.executable, ["work"], environment: bench.workerEnvironment(url))
         defer { worker.send(SIGKILL); _ = try? worker.wait() }
         try await Task.sleep(for: .seconds(1))  // started and listening
-        let submitter = EventSubmitter(client: client, logger: bench.logger)
         let walStart = try await walPosition(client, bench)
         var server = try await ServerCPU.of(client, logger: bench.logger), workerCPU = CPUSampler(pids: [worker.pid])
         server?.sample()
         workerCPU.sample()
+        // As producers submit: each event in a transaction of its own (`actiond.submit`) when it
+        // is due (event k at k / rate seconds), from several connections; a user's events
+        // always go through the same connection, in order.
+        let connections = bench.configuration.singleConnections
+        var parts = [[(index: Int, line: String)]](repeating: [], count: connections)
+        for (index, line) in lines.enumerated() {
+            parts[SubmitPhases.connection(of: line, among: connections)].append((index, line))
+        }
         let clock = ContinuousClock()
         let start = clock.now
-        var sent = 0
-        while sent < lines.count {
-            server?.sample()
-            workerCPU.sample()
-            let due = min(lines.count, Int(Benchmark.seconds(start.duration(to: clock.now)) * Double(rate)) + 1)
-            if due > sent {
-                _ = try await submitter.submit(Array(lines[sent..<due]))
-                sent = due
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for part in parts {
+                group.addTask {
+                    try await client.withConnection { connection in
+                        for (index, line) in part {
+                            try await Task.sleep(until: start.advanced(by: .microseconds(index * 1_000_000 / rate)), clock: clock)
+                            try await connection.query("SELECT actiond.submit(\(line)::jsonb)", logger: bench.logger).drain()
+                        }
+                    }
+                }
             }
-            try await Task.sleep(until: start.advanced(by: .milliseconds(10 * (sent * 100 / rate + 1))), clock: clock)
+            try await group.waitForAll()
         }
         let deadline = clock.now.advanced(by: .seconds(60))
         while clock.now < deadline {
