@@ -146,6 +146,36 @@ struct WorkerPoolTests {
         }
     }
 
+    /// A user's second event, submitted while a loop holds her first: the idle loop woken for
+    /// it finds her locked and nothing else, so the wake-up goes on to the busy loop, which
+    /// claims again after its batch. Nothing waits for the hourly poll.
+    @Test func anEventOfAUserInFlightIsClaimedAfterHerBatchNotAtThePoll() async throws {
+        try await TestDatabase.with { db in
+            let handler = CheckingRouter(pause: .milliseconds(800))
+            let workers = Workers(client: db.client, keys: TestKeys.shared, router: handler,
+                                  configuration: WorkerConfiguration(concurrency: 2, pollInterval: .seconds(3600)), logger: db.logger)
+            let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: workers.serviceConfigurations, logger: db.logger))
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await group.run() }
+                try await Task.sleep(for: .seconds(1))  // idle, listening
+                for round in 0..<2 {
+                    #expect(try await db.submit(WorkerEvents.json("first-\(round)", user: "ana"), via: .oneEvent).sqlState == nil)
+                    // Her first event in a loop's batch (the handler holds it 0.8 s), then her second.
+                    let inFlight = try await WakeWaits.eventually(30) { handler.state.withLock { $0.inFlight.contains("ana") } }
+                    try #require(inFlight, "round \(round): the first event was never taken")
+                    #expect(try await db.submit(WorkerEvents.json("second-\(round)", user: "ana"), via: .oneEvent).sqlState == nil)
+                    let decided = try await WakeWaits.eventually(60) {
+                        try await db.scalar("SELECT count(*) FROM actiond.outcomes", as: Int.self) == 2 * (round + 1)
+                    }
+                    #expect(decided, "round \(round): the second event waited for the poll")
+                }
+                await group.triggerGracefulShutdown()
+                try await tasks.waitForAll()
+            }
+            #expect(try await Ledger.read(db).isExact)
+        }
+    }
+
     /// Through both submit paths: each wakes a listening worker (wake_workers).
     @Test(arguments: SubmitPath.allCases)
     func anIdleWorkerWakesOnSubmitLongBeforeItsPollInterval(path: SubmitPath) async throws {
@@ -180,5 +210,17 @@ struct WorkerPoolTests {
             }
             #expect(try await Ledger.read(db).isExact)
         }
+    }
+}
+
+/// Polls a condition until it holds or `seconds` pass.
+enum WakeWaits {
+    static func eventually(_ seconds: Double, _ condition: () async throws -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            if try await condition() { return true }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return try await condition()
     }
 }

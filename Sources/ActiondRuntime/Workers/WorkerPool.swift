@@ -84,7 +84,9 @@ package struct WorkerPool: Service {
                     // Others hold the remaining users, or they wait for a retry: look again soon.
                     await signals.wait(since: generation, timeout: min(configuration.pollInterval, .milliseconds(100)))
                 } else {
-                    await signals.wait(since: generation, timeout: configuration.pollInterval)
+                    // Nothing for this loop, perhaps because a busy loop holds the user the
+                    // wake-up was for: the busy loops claim again after their batch.
+                    await signals.wait(since: signals.passOn(since: generation), timeout: configuration.pollInterval)
                 }
                 errorDelay = .milliseconds(100)
             } catch is CancellationError {
