@@ -10,8 +10,9 @@ struct WorkerSignalsTests {
             await signals.wait(since: signals.generation, timeout: .zero)
         }
         let start = ContinuousClock.now
-        await signals.wait(since: signals.generation, timeout: .milliseconds(50))
+        let woken = await signals.wait(since: signals.generation, timeout: .milliseconds(50))
         #expect(start.duration(to: .now) >= .milliseconds(45))
+        #expect(!woken, "timed out, not woken")
     }
 
     @Test func aCancelledWaiterReturns() async {
@@ -28,7 +29,7 @@ struct WorkerSignalsTests {
         while signals.waiting < 1 { try await Task.sleep(for: .milliseconds(5)) }
         let woken = ContinuousClock.now
         signals.wake()
-        await waiter.value
+        #expect(await waiter.value, "resumed by the wake-up")
         #expect(woken.duration(to: .now) < .seconds(10), "woken, not timed out after 60 s")
         #expect(signals.generation == generation, "the idle loop took the wake-up: busy loops need not claim again")
 
@@ -67,7 +68,7 @@ struct WorkerSignalsTests {
         let again = signals.passOn(since: during)
         #expect(again == during)
         let start = ContinuousClock.now
-        await signals.wait(since: again, timeout: .seconds(60))
+        #expect(await signals.wait(since: again, timeout: .seconds(60)) == false, "the generation had moved: not a wake-up of its own")
         #expect(start.duration(to: .now) < .seconds(10))
     }
 

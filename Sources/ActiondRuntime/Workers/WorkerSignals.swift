@@ -6,8 +6,10 @@ import Synchronization
 final class WorkerSignals: Sendable {
     private enum Waiter {
         case waiting(CheckedContinuation<Void, Never>)
-        /// Resumed, or given up (timed out) before it could register.
+        /// Resumed at once (the generation had moved), or given up (timed out) before it could register.
         case done
+        /// Resumed by a wake-up (`wake`, `wakeAll`, `stop`).
+        case woken
     }
 
     private struct State {
@@ -37,9 +39,11 @@ final class WorkerSignals: Sendable {
         resume(all: false) { _ in }
     }
 
-    /// For a loop whose claim, begun at `generation`, found nothing: the wake-up it answered
-    /// may have been for an event of a user a busy loop holds, so the busy loops are told to
-    /// claim again after their batch (the generation moves). Returns the generation to wait
+    /// For a loop woken by a wake-up whose claim, begun at `generation`, found nothing: the
+    /// wake-up may have been for an event of a user a busy loop holds, so the busy loops are
+    /// told to claim again after their batch (the generation moves). (Only a loop a wake-up
+    /// woke passes it on: one that claimed because the generation moved would pass on a
+    /// pass-on, and empty claims would feed each other.) Returns the generation to wait
     /// from: the new one, or `generation` itself when a wake-up came since the claim began
     /// (then the wait returns at once and the loop claims again).
     func passOn(since generation: Int) -> Int {
@@ -67,7 +71,7 @@ final class WorkerSignals: Sendable {
             for (id, waiter) in state.waiters {
                 if case .waiting(let continuation) = waiter {
                     continuations.append(continuation)
-                    state.waiters[id] = .done
+                    state.waiters[id] = .woken
                     if !all { break }
                 }
             }
@@ -77,10 +81,12 @@ final class WorkerSignals: Sendable {
         for continuation in continuations { continuation.resume() }
     }
 
-    /// Returns when woken after `generation` was read, when `timeout` passes, or on stop.
-    func wait(since generation: Int, timeout: Duration) async {
+    /// Returns when woken after `generation` was read, when `timeout` passes, or on stop:
+    /// true when a wake-up resumed this wait (false: timed out, or the generation had moved).
+    @discardableResult
+    func wait(since generation: Int, timeout: Duration) async -> Bool {
         let id = UUID()
-        await withTaskGroup(of: Void.self) { group in
+        return await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 await withCheckedContinuation { continuation in
                     let resumeNow = self.state.withLock { state in
@@ -103,20 +109,24 @@ final class WorkerSignals: Sendable {
             group.cancelAll()
             // Whichever finished first, make the other end: resume a waiting continuation, or
             // mark the id so a continuation that has not registered yet returns at once.
-            let pending: CheckedContinuation<Void, Never>? = state.withLock { state in
+            let (pending, woken): (CheckedContinuation<Void, Never>?, Bool) = state.withLock { state in
                 switch state.waiters[id] {
                 case .waiting(let continuation):
                     state.waiters[id] = nil
-                    return continuation
+                    return (continuation, false)
                 case .done:
                     state.waiters[id] = nil
-                    return nil
+                    return (nil, false)
+                case .woken:
+                    state.waiters[id] = nil
+                    return (nil, true)
                 case nil:
                     state.waiters[id] = .done
-                    return nil
+                    return (nil, false)
                 }
             }
             pending?.resume()
+            return woken
         }
     }
 }
