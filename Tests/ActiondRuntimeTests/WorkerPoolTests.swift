@@ -152,12 +152,7 @@ struct WorkerPoolTests {
     @Test func anEventOfAUserInFlightIsClaimedAfterHerBatchNotAtThePoll() async throws {
         try await TestDatabase.with { db in
             let handler = CheckingRouter(pause: .milliseconds(800))
-            let workers = Workers(client: db.client, keys: TestKeys.shared, router: handler,
-                                  configuration: WorkerConfiguration(concurrency: 2, pollInterval: .seconds(3600)), logger: db.logger)
-            let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: workers.serviceConfigurations, logger: db.logger))
-            try await withThrowingTaskGroup(of: Void.self) { tasks in
-                tasks.addTask { try await group.run() }
-                try await Task.sleep(for: .seconds(1))  // idle, listening
+            try await WakeWaits.withIdleWorkers(db, handler) {
                 for round in 0..<2 {
                     #expect(try await db.submit(WorkerEvents.json("first-\(round)", user: "ana"), via: .oneEvent).sqlState == nil)
                     // Her first event in a loop's batch (the handler holds it 0.8 s), then her second.
@@ -169,8 +164,6 @@ struct WorkerPoolTests {
                     }
                     #expect(decided, "round \(round): the second event waited for the poll")
                 }
-                await group.triggerGracefulShutdown()
-                try await tasks.waitForAll()
             }
             #expect(try await Ledger.read(db).isExact)
         }
@@ -213,8 +206,24 @@ struct WorkerPoolTests {
     }
 }
 
-/// Polls a condition until it holds or `seconds` pass.
+/// Helpers of the wake-up tests.
 enum WakeWaits {
+    /// Runs `body` while two batch loops that poll once an hour run, idle and listening, then
+    /// stops them gracefully: any event they take was woken for.
+    static func withIdleWorkers(_ db: TestDatabase, _ handler: CheckingRouter, _ body: () async throws -> Void) async throws {
+        let workers = Workers(client: db.client, keys: TestKeys.shared, router: handler,
+                              configuration: WorkerConfiguration(concurrency: 2, pollInterval: .seconds(3600)), logger: db.logger)
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: workers.serviceConfigurations, logger: db.logger))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            try await Task.sleep(for: .seconds(1))  // idle, listening
+            try await body()
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+    }
+
+    /// Polls a condition until it holds or `seconds` pass.
     static func eventually(_ seconds: Double, _ condition: () async throws -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while ContinuousClock.now < deadline {
