@@ -56,8 +56,6 @@ package struct WorkerPool: Service {
         let processor = BatchProcessor(client: client, router: router, configuration: configuration, metrics: metrics,
                                        categories: categories, states: states, keys: keys, logger: logger)
         var errorDelay = Duration.milliseconds(100)
-        // Whether this loop's last wait ended by a wake-up (see WorkerSignals.passOn).
-        var woken = false
         while !signals.isStopping && !Task.isCancelled {
             let generation = signals.generation
             do {
@@ -68,7 +66,6 @@ package struct WorkerPool: Service {
                     if claimed.full {
                         // More is likely waiting: recruit an idle loop (a wake-up wakes only one).
                         signals.wake()
-                        woken = false
                         continue
                     }
                     // The claim took every ready user it could see. Work that became ready
@@ -76,7 +73,7 @@ package struct WorkerPool: Service {
                     // events notify), which moved the generation read before the claim: then
                     // the wait returns at once. Not claiming again to find nothing saves a
                     // transaction per batch at low load. Backoffs that end are found by polling.
-                    if !configuration.drain { woken = await signals.wait(since: generation, timeout: configuration.pollInterval) }
+                    if !configuration.drain { await signals.wait(since: generation, timeout: configuration.pollInterval) }
                     continue
                 }
                 if configuration.drain {
@@ -85,12 +82,9 @@ package struct WorkerPool: Service {
                     }
                     if empty { return }
                     // Others hold the remaining users, or they wait for a retry: look again soon.
-                    woken = await signals.wait(since: generation, timeout: min(configuration.pollInterval, .milliseconds(100)))
+                    await signals.wait(since: generation, timeout: min(configuration.pollInterval, .milliseconds(100)))
                 } else {
-                    // Woken for nothing, perhaps because a busy loop holds the user the wake-up
-                    // was for: the busy loops claim again after their batch.
-                    woken = await signals.wait(since: woken ? signals.passOn(since: generation) : generation,
-                                               timeout: configuration.pollInterval)
+                    await signals.wait(since: generation, timeout: configuration.pollInterval)
                 }
                 errorDelay = .milliseconds(100)
             } catch is CancellationError {

@@ -6,10 +6,8 @@ import Synchronization
 final class WorkerSignals: Sendable {
     private enum Waiter {
         case waiting(CheckedContinuation<Void, Never>)
-        /// Resumed at once (the generation had moved), or given up (timed out) before it could register.
+        /// Resumed, or given up (timed out) before it could register.
         case done
-        /// Resumed by a wake-up (`wake`, `wakeAll`, `stop`).
-        case woken
     }
 
     private struct State {
@@ -30,28 +28,10 @@ final class WorkerSignals: Sendable {
     }
 
     /// Wakes one waiting loop (a notification is usually one producer's commit: one loop's
-    /// claim takes it all; a loop whose claim was full wakes the next). Only when no loop
-    /// waits does the generation move, so that busy loops claim again after their batch: no
-    /// wake-up is lost, and a wake-up an idle loop took does not also send every busy loop
-    /// to claim again, mostly to find nothing (at 300 one-event submits a second, over half
-    /// the claims came back empty that way).
+    /// claim takes it all; a loop whose claim was full wakes the next). Busy loops see the
+    /// new generation and claim again after their batch, so no wake-up is lost.
     func wake() {
         resume(all: false) { _ in }
-    }
-
-    /// For a loop woken by a wake-up whose claim, begun at `generation`, found nothing: the
-    /// wake-up may have been for an event of a user a busy loop holds, so the busy loops are
-    /// told to claim again after their batch (the generation moves). (Only a loop a wake-up
-    /// woke passes it on: one that claimed because the generation moved would pass on a
-    /// pass-on, and empty claims would feed each other.) Returns the generation to wait
-    /// from: the new one, or `generation` itself when a wake-up came since the claim began
-    /// (then the wait returns at once and the loop claims again).
-    func passOn(since generation: Int) -> Int {
-        state.withLock { state in
-            guard state.generation == generation else { return generation }
-            state.generation += 1
-            return state.generation
-        }
     }
 
     /// Wakes every waiting loop (after the listener reconnects: notifications may be lost).
@@ -67,26 +47,24 @@ final class WorkerSignals: Sendable {
     private func resume(all: Bool, _ change: (inout State) -> Void) {
         let continuations = state.withLock { state in
             change(&state)
+            state.generation += 1
             var continuations: [CheckedContinuation<Void, Never>] = []
             for (id, waiter) in state.waiters {
                 if case .waiting(let continuation) = waiter {
                     continuations.append(continuation)
-                    state.waiters[id] = .woken
+                    state.waiters[id] = .done
                     if !all { break }
                 }
             }
-            if all || continuations.isEmpty { state.generation += 1 }
             return continuations
         }
         for continuation in continuations { continuation.resume() }
     }
 
-    /// Returns when woken after `generation` was read, when `timeout` passes, or on stop:
-    /// true when a wake-up resumed this wait (false: timed out, or the generation had moved).
-    @discardableResult
-    func wait(since generation: Int, timeout: Duration) async -> Bool {
+    /// Returns when woken after `generation` was read, when `timeout` passes, or on stop.
+    func wait(since generation: Int, timeout: Duration) async {
         let id = UUID()
-        return await withTaskGroup(of: Void.self) { group in
+        await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 await withCheckedContinuation { continuation in
                     let resumeNow = self.state.withLock { state in
@@ -109,24 +87,20 @@ final class WorkerSignals: Sendable {
             group.cancelAll()
             // Whichever finished first, make the other end: resume a waiting continuation, or
             // mark the id so a continuation that has not registered yet returns at once.
-            let (pending, woken): (CheckedContinuation<Void, Never>?, Bool) = state.withLock { state in
+            let pending: CheckedContinuation<Void, Never>? = state.withLock { state in
                 switch state.waiters[id] {
                 case .waiting(let continuation):
                     state.waiters[id] = nil
-                    return (continuation, false)
+                    return continuation
                 case .done:
                     state.waiters[id] = nil
-                    return (nil, false)
-                case .woken:
-                    state.waiters[id] = nil
-                    return (nil, true)
+                    return nil
                 case nil:
                     state.waiters[id] = .done
-                    return (nil, false)
+                    return nil
                 }
             }
             pending?.resume()
-            return woken
         }
     }
 }
