@@ -11,9 +11,11 @@
 -- its LISTEN connection, for as long as it listens (hold_wakeup_slots). A producer tries its
 -- slot (its backend's pid modulo 64) exclusively, until its transaction ends:
 --   - refused: a worker holds it (or another producer of the same slot does): notify;
---   - granted: no worker listened when it asked. It holds the slot until it commits, and a
---     listener that starts now takes every slot shared before it wakes its loops, so it waits
---     for this commit, and its loops' next claim sees the event. Nothing is missed.
+--   - granted: no worker listened when it asked. It holds the slot until it commits. A
+--     listener that starts now cannot take that slot (hold_wakeup_slots returns it); it
+--     waits for this commit on another connection (wait_for_wakeup_slot), then wakes its
+--     loops, whose claim sees the event, and takes the slot. Nothing is missed, and the
+--     listener hears every other producer meanwhile.
 -- A wrong guess only notifies once more than needed.
 create function actiond.wake_workers() returns void
 language plpgsql volatile as $$

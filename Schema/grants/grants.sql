@@ -36,6 +36,8 @@ grant execute on function
     actiond.queue_depth(),
     actiond.load_keys(text[]),
     actiond.hold_wakeup_slots(),
+    actiond.take_wakeup_slot(integer),
+    actiond.wait_for_wakeup_slot(integer),
     actiond.release_wakeup_slots()
     to actiond_worker;
 

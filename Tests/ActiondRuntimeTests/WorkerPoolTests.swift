@@ -169,6 +169,30 @@ struct WorkerPoolTests {
         }
     }
 
+    /// A producer submitted while no worker listened (so it did not notify) and commits only
+    /// after the workers started: the listener's catch-up wakes the loops once it has
+    /// committed. Nothing waits for the hourly poll.
+    @Test func aWorkerStartingCatchesUpAProducerThatFoundNoListener() async throws {
+        try await TestDatabase.with { db in
+            let handler = CheckingRouter()
+            try await db.client.withConnection { producer in
+                try await producer.query("BEGIN", logger: db.logger).drain()
+                let event = WorkerEvents.json("quiet", user: "ana")
+                _ = try await producer.query("SELECT actiond.submit(\(event)::jsonb)", logger: db.logger).collect()
+                try await WakeWaits.withIdleWorkers(db, handler) {
+                    // Started, listening, every loop idle; the producer's transaction still open.
+                    try await Task.sleep(for: .seconds(1))
+                    try await producer.query("COMMIT", logger: db.logger).drain()
+                    let decided = try await WakeWaits.eventually(60) {
+                        try await db.scalar("SELECT count(*) FROM actiond.outcomes", as: Int.self) == 1
+                    }
+                    #expect(decided, "the event waited for the poll")
+                }
+            }
+            #expect(try await Ledger.read(db).isExact)
+        }
+    }
+
     /// Through both submit paths: each wakes a listening worker (wake_workers).
     @Test(arguments: SubmitPath.allCases)
     func anIdleWorkerWakesOnSubmitLongBeforeItsPollInterval(path: SubmitPath) async throws {

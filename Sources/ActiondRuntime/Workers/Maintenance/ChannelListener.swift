@@ -33,7 +33,9 @@ struct ChannelListener: Sendable {
                                 for try await notification in notifications { received(notification) }
                             }
                         } catch {
-                            if Task.isCancelled, !connection.isClosed { await stopped(connection) }
+                            // Whatever ended it, a connection that goes back to the pool
+                            // carries nothing of the listener's (its session locks).
+                            if !connection.isClosed { await stopped(connection) }
                             throw error
                         }
                     }
