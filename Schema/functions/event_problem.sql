@@ -61,17 +61,19 @@ begin
     if not actiond.is_rfc3339(event ->> 'occurred_at') then
         return array[actiond.sqlstate('invalid_datetime_format'), 'occurred_at: must be an RFC 3339 date-time such as 2026-11-22T09:30:00Z'];
     end if;
+    -- A leap second first: the range rule below casts the time, and a fraction that rounds
+    -- second 60 up to 61 cannot be cast (is_leap_second refuses it without a cast).
+    if substr(event ->> 'occurred_at', 18, 2) = '60' then
+        if not actiond.is_leap_second(event ->> 'occurred_at') then
+            return array[actiond.sqlstate('invalid_datetime_format'), 'occurred_at: second 60 is a leap second, only at 23:59:60 UTC on the last day of a month'];
+        end if;
+    end if;
     -- Times the workers hold exactly and every report reads back, derived ones included
     -- (a snooze of up to 366 days; see MicrosecondTimestamp): 1900 through 2099 in UTC.
     -- Only a time in a boundary year is cast: an offset may move it across.
     if (case when left(event ->> 'occurred_at', 4) between '1901' and '2098' then false
              else (event ->> 'occurred_at')::timestamptz not between '1900-01-01 00:00:00+00' and '2099-12-31 23:59:59.999999+00' end) then
         return array[actiond.sqlstate('invalid_datetime_format'), 'occurred_at: must be from 1900-01-01T00:00:00Z to 2099-12-31T23:59:59.999999Z once converted to UTC'];
-    end if;
-    if substr(event ->> 'occurred_at', 18, 2) = '60' then
-        if not actiond.is_leap_second(event ->> 'occurred_at') then
-            return array[actiond.sqlstate('invalid_datetime_format'), 'occurred_at: second 60 is a leap second, only at 23:59:60 UTC on the last day of a month'];
-        end if;
     end if;
     if event_data is null or jsonb_typeof(event_data) <> 'object' then
         return array[actiond.sqlstate('invalid_parameter_value'), 'data: is required (an object), got ' || coalesce(jsonb_typeof(event_data), 'nothing')];

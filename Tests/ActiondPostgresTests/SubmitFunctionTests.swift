@@ -111,6 +111,9 @@ struct SubmitFunctionTests {
             ("occurred_at a leap second rounding to second 61", valid.setting(["occurred_at"], to: .string("2016-12-31T23:59:60.9999996Z")), .invalidDatetimeFormat, "occurred_at: second 60 is a leap second"),
             ("occurred_at a leap second with a fraction written as 23:59:60", valid.setting(["occurred_at"], to: .string("2016-12-31T23:59:60.5Z")), .invalidDatetimeFormat, "occurred_at: second 60 is a leap second"),
             ("occurred_at a leap second at noon", valid.setting(["occurred_at"], to: .string("2016-12-31T12:59:60Z")), .invalidDatetimeFormat, "occurred_at: second 60 is a leap second"),
+            // In a boundary year the range rule casts the time: the leap-second rule comes first,
+            // so this is refused with a message, not a cast error (which failed a whole batch).
+            ("occurred_at a leap second rounding to second 61 in 2099", valid.setting(["occurred_at"], to: .string("2099-12-31T23:59:60.9999995Z")), .invalidDatetimeFormat, "occurred_at: second 60 is a leap second"),
             ("data missing", valid.setting(["data"], to: nil), .invalidParameterValue, "data: is required (an object)"),
             ("data a string", valid.setting(["data"], to: .string("x")), .invalidParameterValue, "data: is required (an object), got string"),
             ("an unknown field", valid.setting(["userId"], to: .string("ana")), .invalidParameterValue, "userId: unknown field"),
