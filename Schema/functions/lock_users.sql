@@ -6,8 +6,8 @@
 -- last statement and commit. See waiting_users in 001_baseline.sql for why this is enough.
 --
 -- The two-integer advisory lock space (class 1633907812, 'actd': lock_user, try_lock_user),
--- apart from the one-bigint keys of lock_streams and the rebuild lock. Two users whose ids hash alike share a lock:
--- they wait for each other, which is harmless.
+-- apart from the one-bigint keys of lock_streams and the rebuild lock. Two users whose ids
+-- hash alike share a lock: they wait for each other, which is harmless.
 -- wait => false: take the locks that are free now and wait for none; returns the users whose
 -- lock this transaction holds after the call (taken now or held already). For work that can
 -- be done later instead (re-queuing held responses: the hold sweeper comes back each second).

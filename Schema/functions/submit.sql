@@ -25,7 +25,7 @@ begin
     if event ->> 'type' = 'notification.sent' then
         select c.required_payload_keys into category_keys
         from actiond.categories c
-        where c.version = (select max(v.version) from actiond.category_versions v)
+        where c.version = actiond.current_category_version()
           and c.category = event #>> '{data,payload,aps,category}';
     end if;
     problem := actiond.event_problem(event, category_keys);

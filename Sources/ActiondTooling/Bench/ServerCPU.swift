@@ -34,7 +34,9 @@ struct ServerCPU {
     /// while the children were read. (The backends of a worker that just exited are reaped
     /// during the last reading: before this check, a run's server CPU read as little as 40 %
     /// of what it was.)
+    /// (After 20 readings that each saw a reaping, the last is kept as it is.)
     mutating func sample() {
+        var total: Double?
         for _ in 0..<20 {
             guard let before = Self.stat(postmaster) else { return }
             var children = 0.0
@@ -45,12 +47,12 @@ struct ServerCPU {
                 }
             }
             guard let after = Self.stat(postmaster) else { return }
-            guard after.reaped == before.reaped else { continue }
-            let total = after.own + after.reaped + children
-            if first == nil { first = total }
-            last = total
-            return
+            total = after.own + after.reaped + children
+            if after.reaped == before.reaped { break }
         }
+        guard let total else { return }
+        if first == nil { first = total }
+        last = total
     }
 
     private static func command(_ pid: Int32) -> String? {

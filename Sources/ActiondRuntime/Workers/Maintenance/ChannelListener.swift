@@ -3,11 +3,11 @@ import Logging
 import PostgresNIO
 
 /// LISTENs on one channel on a connection of its own, until cancelled: `listening` on the
-/// connection right after LISTEN (and `stopped` on it when the loop ends with the connection
-/// still open), `connected` after each (re)connect (notifications sent while disconnected are
-/// lost, so the caller catches up there), `received` for each notification, `lost` when the
-/// connection drops, then a
-/// reconnect with backoff (100 ms doubling to 5 s; a connection that lasted 10 s resets it).
+/// connection right after LISTEN (and `stopped` on it when listening ends, for whatever
+/// reason, with the connection still open), `connected` after each (re)connect
+/// (notifications sent while disconnected are lost, so the caller catches up there),
+/// `received` for each notification, `lost` when the connection drops, then a reconnect with
+/// backoff (100 ms doubling to 5 s; a connection that lasted 10 s resets it).
 /// The wake-up listener and the key cache keeper are this loop with their own reactions.
 struct ChannelListener: Sendable {
     let client: PostgresClient
