@@ -32,6 +32,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
@@ -84,6 +87,26 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The console (`actiond console`): server-rendered pages over the console_* functions,
+        // sign-in, roles and the cross-site check. Templates, style and script are embedded.
+        .target(
+            name: "ActiondConsole",
+            dependencies: [
+                "ActiondDomain",
+                "ActiondPostgres",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["Assets"],
+            swiftSettings: swiftSettings,
+            plugins: ["EmbedResources"]
+        ),
         // The public library: the handler API (re-exported from ActiondDomain) and the
         // command line, run with a team's handlers by `Actiond.main(handlers:)`.
         .target(
@@ -93,6 +116,7 @@ let package = Package(
                 "ActiondPostgres",
                 "ActiondRuntime",
                 "ActiondSealing",
+                "ActiondConsole",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -253,6 +277,15 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The console's pure parts: listening rules, the users file, the cross-site check, escaping.
+        .testTarget(
+            name: "ActiondConsoleTests",
+            dependencies: [
+                "ActiondConsole",
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -8,6 +8,9 @@ import PackagePlugin
 @main
 struct EmbedResources: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: any Target) async throws -> [Command] {
+        if let source = target as? SourceModuleTarget, target.name == "ActiondConsole" {
+            return try consoleAssets(context: context, folder: source.directoryURL.appending(path: "Assets"))
+        }
         let root = context.package.directoryURL
         let schema = root.appending(path: "Schema")
         // The roles, the numbered table migrations, then one file per function and view, then
@@ -28,6 +31,24 @@ struct EmbedResources: BuildToolPlugin {
                 executable: try context.tool(named: "EmbedResourcesTool").url,
                 arguments: [output.path(percentEncoded: false)] + inputs.map { $0.path(percentEncoded: false) },
                 inputFiles: inputs,
+                outputFiles: [output]
+            ),
+        ]
+    }
+
+    /// The console's templates, style sheet and script (`Sources/ActiondConsole/Assets`), as
+    /// `ConsoleAssets.files`: the binary serves them with nothing beside it.
+    private func consoleAssets(context: PluginContext, folder: URL) throws -> [Command] {
+        let files = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
+            .filter { !$0.lastPathComponent.hasPrefix(".") }
+            .sorted { $0.lastPathComponent < $1.lastPathComponent }
+        let output = context.pluginWorkDirectoryURL.appending(path: "ConsoleAssets.swift")
+        return [
+            .buildCommand(
+                displayName: "Embedding the console's assets",
+                executable: try context.tool(named: "EmbedResourcesTool").url,
+                arguments: [output.path(percentEncoded: false), "--assets"] + files.map { $0.path(percentEncoded: false) },
+                inputFiles: files,
                 outputFiles: [output]
             ),
         ]

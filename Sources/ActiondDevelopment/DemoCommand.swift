@@ -98,6 +98,15 @@ struct DemoCommand: AsyncParsableCommand {
             }
         }
         print("\ndone in \(String(format: "%.1f", Self.seconds(started.duration(to: clock.now)))) s. Next: swift run \(Installed.commandName) report, then swift run \(Installed.commandName) report outcomes")
+        print("Open the console on this data (read-only on 127.0.0.1:8080): \(consoleCommand)")
+    }
+
+    /// The one command that serves the console over the database this demo used.
+    var consoleCommand: String {
+        var command = "swift run \(Installed.commandName) console"
+        if options.databaseURL != nil { command += " --database-url URL (the same as this demo's)" }
+        if let directory = options.dataDirectory { command += " --data-dir \(directory)" }
+        return command
     }
 
     static func seconds(_ duration: Duration) -> Double {

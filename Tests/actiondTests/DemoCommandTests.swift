@@ -17,6 +17,7 @@ struct DemoCommandTests {
             #expect(output.contains("5. workers applied the sample"))
             #expect(output.contains("6. this run's outcomes:") && output.contains("superseded") && output.contains("rejected"))
             #expect(output.contains("report_queue:") && output.contains("report_latency"))
+            #expect(output.contains("Open the console on this data") && output.contains("swift run actiond console"), "the demo ends with the command that opens the console")
             #expect(!output.contains("Reply 0 from"), "no protected text in the demo's output")
             #expect(try await db.scalar("SELECT count(*) FROM actiond.pending_events", as: Int.self) == 0)
             #expect(try await db.scalar("SELECT count(*) FROM actiond.stash", as: Int.self) == 0)

@@ -36,5 +36,6 @@ package struct ActiondCommand: AsyncParsableCommand {
         PruneCommand.self,
         ForgetCommand.self,
         KeysCommand.self,
+        ConsoleCommand.self,
     ]
 }

@@ -1,0 +1,54 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The console's database side: every page reads through the `console_*` functions and the
+/// report views as `actiond_reader`, and every action goes through the `console_*` operator
+/// functions as `actiond_operator` (each audited in `actiond.console_audit`). The login the
+/// console connects with needs both roles granted; `SET LOCAL ROLE` confines each
+/// transaction to one of them, so a page can never write and an action can do nothing but
+/// what its function does.
+package struct ConsoleStore: Sendable {
+    /// Which of actiond's roles a transaction runs as.
+    package enum Role: String, Sendable {
+        case reader = "actiond_reader"
+        case `operator` = "actiond_operator"
+    }
+
+    package let client: PostgresClient
+    package let logger: Logger
+
+    package init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// The rows of `query` (which must select one `to_jsonb` column), run as `role`.
+    package func records(_ query: PostgresQuery, as role: Role) async throws -> [ConsoleRecord] {
+        try await client.withConnection { connection in
+            try await connection.transaction(logger: logger) { connection in
+                // The role's name is one of two constants, never input.
+                try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL ROLE \(role.rawValue)"), logger: logger)
+                var records: [ConsoleRecord] = []
+                for try await json in try await connection.query(query, logger: logger).decode(String.self) {
+                    records.append(try ConsoleRecord(json: json))
+                }
+                return records
+            }
+        }
+    }
+
+    /// One value (the first column of the first row) of `query`, run as `role`.
+    package func value<Value: PostgresDecodable & Sendable>(_ query: PostgresQuery, as role: Role, of type: Value.Type) async throws -> Value? where Value._DecodableType == Value {
+        try await client.withConnection { connection in
+            try await connection.transaction(logger: logger) { connection in
+                try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL ROLE \(role.rawValue)"), logger: logger)
+                var result: Value?
+                for try await value in try await connection.query(query, logger: logger).decode(Value?.self) where result == nil {
+                    result = value
+                }
+                return result
+            }
+        }
+    }
+}
