@@ -4,6 +4,24 @@
 -- and Schema/views define). Do not edit: change a migration, then generate it again; a
 -- test fails while this file differs from what the migrations make.
 
+-- Name: console_audit; Type: TABLE; Schema: actiond; Owner: -
+
+CREATE TABLE actiond.console_audit (
+    id bigint NOT NULL,
+    at timestamp with time zone DEFAULT now() NOT NULL,
+    person text NOT NULL,
+    action text NOT NULL,
+    target text NOT NULL,
+    events bigint NOT NULL,
+    CONSTRAINT console_audit_action CHECK ((action = ANY (ARRAY['retry'::text, 'discard'::text, 'pause'::text, 'resume'::text]))),
+    CONSTRAINT console_audit_person CHECK (((char_length(person) >= 1) AND (char_length(person) <= 200))),
+    CONSTRAINT console_audit_target CHECK ((char_length(target) <= 500))
+);
+
+-- Name: TABLE console_audit; Type: COMMENT; Schema: actiond; Owner: -
+
+COMMENT ON TABLE actiond.console_audit IS 'Every action taken in the console: who (person), what (action on target), when (at), how many (events).';
+
 -- Name: categories; Type: TABLE; Schema: actiond; Owner: -
 
 CREATE TABLE actiond.categories (
@@ -41,6 +59,17 @@ CREATE TABLE actiond.category_versions (
 
 ALTER TABLE actiond.category_versions ALTER COLUMN version ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME actiond.category_versions_version_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+-- Name: console_audit_id_seq; Type: SEQUENCE; Schema: actiond; Owner: -
+
+ALTER TABLE actiond.console_audit ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME actiond.console_audit_id_seq
     START WITH 1
     INCREMENT BY 1
     NO MINVALUE
@@ -499,6 +528,11 @@ ALTER TABLE ONLY actiond.category_actions
 
 ALTER TABLE ONLY actiond.category_versions
     ADD CONSTRAINT category_versions_pkey PRIMARY KEY (version);
+
+-- Name: console_audit console_audit_pkey; Type: CONSTRAINT; Schema: actiond; Owner: -
+
+ALTER TABLE ONLY actiond.console_audit
+    ADD CONSTRAINT console_audit_pkey PRIMARY KEY (id);
 
 -- Name: counter_keys counter_keys_pkey; Type: CONSTRAINT; Schema: actiond; Owner: -
 

@@ -50,7 +50,7 @@ struct OverviewPage: Sendable {
             layout: PageLayout(title: "Overview", current: "/", context: context),
             queue: try await queue.map {
                 QueueRow(status: $0.string("status") ?? "", events: Show.count($0.int("events")),
-                         oldest: Show.age(seconds: $0.double("oldest_age_seconds")))
+                         oldest: ($0.int("events") ?? 0) > 0 ? Show.age(seconds: $0.double("oldest_age_seconds")) : "–")
             },
             chart: ThroughputChart(rows: try await throughput),
             latency: try await latency.map {

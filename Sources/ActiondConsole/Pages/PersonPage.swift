@@ -53,7 +53,7 @@ struct PersonPage: Sendable {
         let paused: Bool
         let everyonePaused: Bool
         let stashed: String
-        let stashAge: String
+        let stashAge: String?
         let events: String
         let dead: String
         let trail: [TrailRow]
@@ -78,7 +78,7 @@ struct PersonPage: Sendable {
         guard !query.isEmpty else {
             return ConsoleResponses.html(templates.render("person", Model(
                 layout: layout, query: "", searched: false, found: false, byRequest: false, userID: "", forgotten: false, paused: false,
-                everyonePaused: false, stashed: "", stashAge: "", events: "", dead: "", trail: [], nextPage: nil, views: [])))
+                everyonePaused: false, stashed: "", stashAge: nil, events: "", dead: "", trail: [], nextPage: nil, views: [])))
         }
         var byRequest = false
         var person = try await store.person(query)
@@ -114,7 +114,7 @@ struct PersonPage: Sendable {
             layout: layout, query: query, searched: true, found: person.map { ($0.int("events") ?? 0) > 0 } ?? false || byRequest,
             byRequest: byRequest, userID: byRequest ? "" : query, forgotten: person?.bool("forgotten") ?? false,
             paused: person?.bool("paused") ?? false, everyonePaused: person?.bool("everyone_paused") ?? false,
-            stashed: Show.count(person?.int("stashed")), stashAge: Show.age(seconds: person?.double("stash_oldest_age_seconds")),
+            stashed: Show.count(person?.int("stashed")), stashAge: (person?.int("stashed") ?? 0) > 0 ? Show.age(seconds: person?.double("stash_oldest_age_seconds")) : nil,
             events: Show.count(person?.int("events")), dead: Show.count(person?.int("dead")),
             trail: rows, nextPage: next ?? nil, views: views)
         return ConsoleResponses.html(templates.render("person", model))

@@ -1,4 +1,5 @@
 import Foundation
+import ActiondPostgres
 import Hummingbird
 import HummingbirdAuth
 import Logging
@@ -17,7 +18,7 @@ struct ConsoleErrorMiddleware: RouterMiddleware {
             let code = error.serverInfo?[.sqlState] ?? "none"
             let message = error.serverInfo?[.message] ?? "the connection failed"
             context.logger.error("console query failed", metadata: ["sqlstate": "\(code)"])
-            if code == "42501" {
+            if code == SQLState.insufficientPrivilege.rawValue {
                 return ConsoleResponses.text(.internalServerError, "The console's database login lacks a role: grant it actiond_reader and actiond_operator (\(message)).")
             }
             return ConsoleResponses.text(.internalServerError, "The database could not answer (SQLSTATE \(code)): \(message)")

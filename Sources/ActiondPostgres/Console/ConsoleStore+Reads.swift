@@ -35,7 +35,7 @@ extension ConsoleStore {
     }
 
     package func throughput(minutes: Int) async throws -> [ConsoleRecord] {
-        try await records("SELECT to_jsonb(r)::text FROM actiond.console_throughput(\(minutes)) r", as: .reader)
+        try await records("SELECT to_jsonb(r)::text FROM actiond.console_throughput(\(Int32(clamping: minutes))) r", as: .reader)
     }
 
     package func outcomes(category: String?, outcome: String?) async throws -> [ConsoleRecord] {
@@ -53,7 +53,7 @@ extension ConsoleStore {
     package func deadLetters(_ filter: DeadLetterFilter, before position: Int64?, pageSize: Int) async throws -> [ConsoleRecord] {
         try await records("""
             SELECT to_jsonb(r)::text FROM actiond.console_dead_letters(\(filter.category), \(filter.type), \(filter.error), \
-            \(filter.olderThan)::interval, \(position), \(pageSize)) r
+            \(filter.olderThan)::interval, \(position), \(Int32(clamping: pageSize))) r
             """, as: .reader)
     }
 
@@ -66,7 +66,7 @@ extension ConsoleStore {
     package func deadLetterPositions(_ filter: DeadLetterFilter, cap: Int) async throws -> [Int64] {
         try await value("""
             SELECT actiond.console_dead_letter_positions(\(filter.category), \(filter.type), \(filter.error), \
-            \(filter.olderThan)::interval, \(cap))
+            \(filter.olderThan)::interval, \(Int32(clamping: cap)))
             """, as: .reader, of: [Int64].self) ?? []
     }
 
@@ -76,7 +76,7 @@ extension ConsoleStore {
 
     package func trail(user: String?, requestID: String?, before position: Int64?, pageSize: Int) async throws -> [ConsoleRecord] {
         try await records("""
-            SELECT to_jsonb(r)::text FROM actiond.console_trail(\(user), \(requestID), \(position), \(pageSize)) r
+            SELECT to_jsonb(r)::text FROM actiond.console_trail(\(user), \(requestID), \(position), \(Int32(clamping: pageSize))) r
             """, as: .reader)
     }
 
@@ -86,7 +86,7 @@ extension ConsoleStore {
 
     /// The rows of one handler report view for one user (as JSON objects).
     package func handlerRows(view: String, user: String, pageSize: Int) async throws -> [ConsoleRecord] {
-        try await records("SELECT r::text FROM actiond.console_handler_rows(\(view), \(user), \(pageSize)) r", as: .reader)
+        try await records("SELECT r::text FROM actiond.console_handler_rows(\(view), \(user), \(Int32(clamping: pageSize))) r", as: .reader)
     }
 
     package func categories() async throws -> [ConsoleRecord] {
@@ -94,7 +94,7 @@ extension ConsoleStore {
     }
 
     package func audit(before id: Int64?, pageSize: Int) async throws -> [ConsoleRecord] {
-        try await records("SELECT to_jsonb(r)::text FROM actiond.console_audit(\(id), \(pageSize)) r", as: .reader)
+        try await records("SELECT to_jsonb(r)::text FROM actiond.console_audit(\(id), \(Int32(clamping: pageSize))) r", as: .reader)
     }
 }
 
