@@ -4,6 +4,79 @@
 -- and Schema/views define). Do not edit: change a migration, then generate it again; a
 -- test fails while this file differs from what the migrations make.
 
+-- Name: console_dead_letter_row; Type: TYPE; Schema: actiond; Owner: -
+
+CREATE TYPE actiond.console_dead_letter_row AS (
+	"position" bigint,
+	event_id text,
+	type text,
+	user_id text,
+	category text,
+	action text,
+	attempts integer,
+	last_error text,
+	failed_at timestamp with time zone
+);
+
+-- Name: console_outcome_row; Type: TYPE; Schema: actiond; Owner: -
+
+CREATE TYPE actiond.console_outcome_row AS (
+	category text,
+	action text,
+	outcome text,
+	reason text,
+	events bigint
+);
+
+-- Name: console_person_row; Type: TYPE; Schema: actiond; Owner: -
+
+CREATE TYPE actiond.console_person_row AS (
+	user_id text,
+	forgotten boolean,
+	paused boolean,
+	everyone_paused boolean,
+	stashed bigint,
+	stash_oldest_age_seconds numeric,
+	events bigint,
+	dead bigint
+);
+
+-- Name: console_trail_row; Type: TYPE; Schema: actiond; Owner: -
+
+CREATE TYPE actiond.console_trail_row AS (
+	user_id text,
+	"position" bigint,
+	event_id text,
+	type text,
+	category text,
+	action text,
+	request_id text,
+	occurred_at timestamp with time zone,
+	submitted_at timestamp with time zone,
+	status text,
+	outcome text,
+	reason text,
+	attempts integer,
+	decided_at timestamp with time zone,
+	revised_at timestamp with time zone
+);
+
+-- Name: console_audit; Type: TABLE; Schema: actiond; Owner: -
+
+CREATE TABLE actiond.console_audit (
+    id bigint NOT NULL,
+    at timestamp with time zone DEFAULT now() NOT NULL,
+    person text NOT NULL,
+    action text NOT NULL,
+    target text NOT NULL,
+    events bigint NOT NULL,
+    CONSTRAINT console_audit_action_check CHECK ((action = ANY (ARRAY['retry'::text, 'discard'::text, 'pause'::text, 'resume'::text])))
+);
+
+-- Name: TABLE console_audit; Type: COMMENT; Schema: actiond; Owner: -
+
+COMMENT ON TABLE actiond.console_audit IS 'Every action taken through the web console (actiond_operator): who, what, on what, how many events changed.';
+
 -- Name: categories; Type: TABLE; Schema: actiond; Owner: -
 
 CREATE TABLE actiond.categories (
@@ -41,6 +114,17 @@ CREATE TABLE actiond.category_versions (
 
 ALTER TABLE actiond.category_versions ALTER COLUMN version ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME actiond.category_versions_version_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+-- Name: console_audit_id_seq; Type: SEQUENCE; Schema: actiond; Owner: -
+
+ALTER TABLE actiond.console_audit ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME actiond.console_audit_id_seq
     START WITH 1
     INCREMENT BY 1
     NO MINVALUE
@@ -500,6 +584,11 @@ ALTER TABLE ONLY actiond.category_actions
 ALTER TABLE ONLY actiond.category_versions
     ADD CONSTRAINT category_versions_pkey PRIMARY KEY (version);
 
+-- Name: console_audit console_audit_pkey; Type: CONSTRAINT; Schema: actiond; Owner: -
+
+ALTER TABLE ONLY actiond.console_audit
+    ADD CONSTRAINT console_audit_pkey PRIMARY KEY (id);
+
 -- Name: counter_keys counter_keys_pkey; Type: CONSTRAINT; Schema: actiond; Owner: -
 
 ALTER TABLE ONLY actiond.counter_keys
@@ -709,6 +798,10 @@ CREATE INDEX outcomes_1_decided_at_idx ON actiond.outcomes_1 USING btree (decide
 -- Name: outcomes_1_position_idx; Type: INDEX; Schema: actiond; Owner: -
 
 CREATE INDEX outcomes_1_position_idx ON actiond.outcomes_1 USING btree ("position") WHERE ((outcome = 'dead'::text) AND (discarded_at IS NULL));
+
+-- Name: projections_user; Type: INDEX; Schema: actiond; Owner: -
+
+CREATE INDEX projections_user ON actiond.projections USING btree (user_id, kind);
 
 -- Name: waiting_users_run_at; Type: INDEX; Schema: actiond; Owner: -
 

@@ -1,17 +1,17 @@
 -- Who may do what (SECURITY.md; docs/operations.md, "Roles"). Applied after every function, view and
 -- trigger, whenever they are applied again (a re-created function starts with PostgreSQL's
 -- default privileges, which let PUBLIC execute it). Nothing here names a login role: grant
--- actiond_producer, actiond_worker or actiond_reader to yours.
+-- actiond_producer, actiond_worker, actiond_reader or actiond_operator to yours.
 
 -- Nobody but the owner, unless granted below.
 revoke all on schema actiond from public;
 revoke all on all tables in schema actiond from public;
 revoke all on all sequences in schema actiond from public;
 revoke all on all functions in schema actiond from public;
-grant usage on schema actiond to actiond_producer, actiond_worker, actiond_reader;
+grant usage on schema actiond to actiond_producer, actiond_worker, actiond_reader, actiond_operator;
 
 -- Every role may ask whether the schema is its build's (and is told to migrate when not).
-grant execute on function actiond.schema_checksums() to actiond_producer, actiond_worker, actiond_reader;
+grant execute on function actiond.schema_checksums() to actiond_producer, actiond_worker, actiond_reader, actiond_operator;
 
 -- Producers submit, and do nothing else: the functions check every rule and write as owner.
 grant execute on function actiond.submit(jsonb), actiond.submit_many(jsonb[]) to actiond_producer;
@@ -49,6 +49,16 @@ grant execute on function
 
 -- pause and resume: no grant; run them as the owner (the role that migrates).
 
+-- Operators act through the web console, and do nothing else: retry and discard dead letters,
+-- pause and resume, each audited in actiond.console_audit by the function, which runs as the
+-- owner. (Not retry_dead, discard_dead, pause or resume themselves: those leave no audit.)
+grant execute on function
+    actiond.console_retry(text, bigint[], text),
+    actiond.console_discard(text, bigint[], text),
+    actiond.console_pause(text, text),
+    actiond.console_resume(text, text)
+    to actiond_operator;
+
 -- Readers read the reports. A view reads its tables as its owner; the functions a view calls
 -- are checked against the reader.
 grant select on
@@ -56,6 +66,24 @@ grant select on
     actiond.report_dead_letters, actiond.report_stash, actiond.report_trail
     to actiond_reader;
 grant execute on function actiond.latency_bucket_ms(integer) to actiond_reader;
+-- The web console's pages: bounded reader functions, each running as the owner, and the audit
+-- of the operators' actions.
+grant execute on function
+    actiond.console_throughput(integer),
+    actiond.console_outcomes(text, text),
+    actiond.console_dead_letters(text, text, text, interval, bigint, integer),
+    actiond.console_dead_letter_count(text, text, text, interval),
+    actiond.console_dead_letter_positions(text, text, text, interval, integer),
+    actiond.console_dead_letter(bigint),
+    actiond.console_trail(text, text, bigint, integer),
+    actiond.console_person(text),
+    actiond.console_handler_rows(text, text, integer),
+    actiond.console_pauses(),
+    actiond.console_audit(bigint, integer),
+    actiond.console_live_workers(),
+    actiond.console_categories()
+    to actiond_reader;
+grant select on actiond.console_audit to actiond_reader;
 -- The handlers' report views (granted again as each is created, see HandlerReportViews).
 do $views$
 declare

@@ -7,7 +7,11 @@
 --                     (SET ROLE), so the role that migrates must be a member.
 --   actiond_producer  may call submit and submit_many, nothing else.
 --   actiond_worker    may call the workers' functions, nothing else.
---   actiond_reader    may read the report_* views, nothing else.
+--   actiond_reader    may read the report_* views and call the web console's reader
+--                     functions (console_*, Schema/functions), nothing else.
+--   actiond_operator  may call the web console's actions, nothing else: console_retry,
+--                     console_discard, console_pause and console_resume, each audited in
+--                     actiond.console_audit.
 --
 -- Creating them needs CREATEROLE (or a superuser) once, and creating the schema CREATE on the
 -- database once; afterwards a member of actiond_owner migrates without either. Roles belong to the whole server: every database migrated on it
@@ -16,7 +20,7 @@ do $roles$
 declare
     role_name text;
 begin
-    foreach role_name in array array['actiond_owner', 'actiond_producer', 'actiond_worker', 'actiond_reader'] loop
+    foreach role_name in array array['actiond_owner', 'actiond_producer', 'actiond_worker', 'actiond_reader', 'actiond_operator'] loop
         if not exists (select from pg_roles where rolname = role_name) then
             begin
                 execute format('create role %I nologin', role_name);
