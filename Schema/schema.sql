@@ -4,6 +4,63 @@
 -- and Schema/views define). Do not edit: change a migration, then generate it again; a
 -- test fails while this file differs from what the migrations make.
 
+-- Name: console_dead_letter_row; Type: TYPE; Schema: actiond; Owner: -
+
+CREATE TYPE actiond.console_dead_letter_row AS (
+	"position" bigint,
+	event_id text,
+	type text,
+	user_id text,
+	category text,
+	action text,
+	attempts integer,
+	last_error text,
+	failed_at timestamp with time zone
+);
+
+-- Name: console_outcome_row; Type: TYPE; Schema: actiond; Owner: -
+
+CREATE TYPE actiond.console_outcome_row AS (
+	category text,
+	action text,
+	outcome text,
+	reason text,
+	events bigint
+);
+
+-- Name: console_person_row; Type: TYPE; Schema: actiond; Owner: -
+
+CREATE TYPE actiond.console_person_row AS (
+	user_id text,
+	forgotten boolean,
+	paused boolean,
+	everyone_paused boolean,
+	stashed bigint,
+	stash_oldest_age_seconds numeric,
+	events bigint,
+	dead bigint
+);
+
+-- Name: console_trail_row; Type: TYPE; Schema: actiond; Owner: -
+
+CREATE TYPE actiond.console_trail_row AS (
+	user_id text,
+	"position" bigint,
+	event_id text,
+	type text,
+	category text,
+	action text,
+	request_id text,
+	occurred_at timestamp with time zone,
+	submitted_at timestamp with time zone,
+	status text,
+	outcome text,
+	reason text,
+	attempts integer,
+	decided_at timestamp with time zone,
+	revised_at timestamp with time zone
+);
+
 -- Name: console_audit; Type: TABLE; Schema: actiond; Owner: -
 
 CREATE TABLE actiond.console_audit (
@@ -13,14 +70,12 @@ CREATE TABLE actiond.console_audit (
     action text NOT NULL,
     target text NOT NULL,
     events bigint NOT NULL,
-    CONSTRAINT console_audit_action CHECK ((action = ANY (ARRAY['retry'::text, 'discard'::text, 'pause'::text, 'resume'::text]))),
-    CONSTRAINT console_audit_person CHECK (((char_length(person) >= 1) AND (char_length(person) <= 200))),
-    CONSTRAINT console_audit_target CHECK ((char_length(target) <= 500))
+    CONSTRAINT console_audit_action_check CHECK ((action = ANY (ARRAY['retry'::text, 'discard'::text, 'pause'::text, 'resume'::text])))
 );
 
 -- Name: TABLE console_audit; Type: COMMENT; Schema: actiond; Owner: -
 
-COMMENT ON TABLE actiond.console_audit IS 'Every action taken in the console: who (person), what (action on target), when (at), how many (events).';
+COMMENT ON TABLE actiond.console_audit IS 'Every action taken through the web console (actiond_operator): who, what, on what, how many events changed.';
 
 -- Name: categories; Type: TABLE; Schema: actiond; Owner: -
 
@@ -743,6 +798,10 @@ CREATE INDEX outcomes_1_decided_at_idx ON actiond.outcomes_1 USING btree (decide
 -- Name: outcomes_1_position_idx; Type: INDEX; Schema: actiond; Owner: -
 
 CREATE INDEX outcomes_1_position_idx ON actiond.outcomes_1 USING btree ("position") WHERE ((outcome = 'dead'::text) AND (discarded_at IS NULL));
+
+-- Name: projections_user; Type: INDEX; Schema: actiond; Owner: -
+
+CREATE INDEX projections_user ON actiond.projections USING btree (user_id, kind);
 
 -- Name: waiting_users_run_at; Type: INDEX; Schema: actiond; Owner: -
 

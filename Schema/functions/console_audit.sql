@@ -1,14 +1,17 @@
--- The console's audit page (actiond_reader): actions newest first, `id < before_id` when
--- given (keyset on the primary key), at most page_size.
+-- The web console's audit page (actiond_reader): the rows of actiond.console_audit, newest
+-- first (by id), those below before_id when it is given (the previous page's last id: keyset
+-- pagination), at most page_size (null: 50; at most 500). By the table's key.
 create function actiond.console_audit(before_id bigint, page_size integer)
 returns setof actiond.console_audit
 language plpgsql stable
 security definer set search_path = actiond, pg_temp
 as $$
 begin
-    return query select a.* from actiond.console_audit a
-        where before_id is null or a.id < before_id
-        order by a.id desc
-        limit actiond.console_page_size(page_size);
+    return query
+    select a.id, a.at, a.person, a.action, a.target, a.events
+    from actiond.console_audit a
+    where a.id < coalesce(console_audit.before_id, 9223372036854775807)
+    order by a.id desc
+    limit least(greatest(coalesce(console_audit.page_size, 50), 1), 500);
 end
 $$;

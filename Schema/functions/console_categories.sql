@@ -1,6 +1,7 @@
--- The console's categories page (actiond_reader): one row per category and action of the
--- registry's current version (a category with no action: one row, action null), in the
--- registry's order.
+-- The web console's categories page (actiond_reader): one row per (category, action) of the
+-- current registry version, in the category's order of actions (ordinal); a category with
+-- no action has one row, action null (text_input false). text_input: the action asks for
+-- text (text_input_button_title set). Reads current_categories and current_category_actions.
 create function actiond.console_categories()
 returns table (category text, category_options text[], handler text, action text, action_title text,
                action_options text[], text_input boolean, version integer)
@@ -11,7 +12,8 @@ as $$
 begin
     return query
     select c.category, c.options, c.handler, a.action, a.title, a.options,
-           a.action is not null and a.text_input_button_title is not null, c.version
+           a.text_input_button_title is not null,
+           c.version
     from actiond.current_categories c
     left join actiond.current_category_actions a on a.category = c.category
     order by c.category, a.ordinal;

@@ -1,19 +1,24 @@
--- How many dead letters (not discarded) match the console's filter (actiond_reader): the
--- count a bulk action's confirmation names. Reads the dead letters only (outcomes_dead).
-create function actiond.console_dead_letter_count(of_category text, of_type text, error_part text, older_than interval)
+-- The web console's dead-letters page (actiond_reader): how many dead letters, not
+-- discarded, match the filters of console_dead_letters (each ignored when null). Counts
+-- through the partial index of dead outcomes (outcomes_dead): as many rows as dead letters;
+-- the log is read, by each one's key, only for a type or category filter.
+create function actiond.console_dead_letter_count(category text, type text, error text, older_than interval)
 returns bigint
 language plpgsql stable
 security definer set search_path = actiond, pg_temp
 as $$
-declare
-    matching bigint;
 begin
-    select count(*) into matching
-    from actiond.outcomes o
-    join actiond.events e on e.user_id = o.user_id and e.position = o.position
-    where o.outcome = 'dead' and o.discarded_at is null
-      and actiond.console_dead_letter_matches(coalesce(o.category, e.data -> 'payload' -> 'aps' ->> 'category'), e.type,
-                                              o.last_error, o.decided_at, of_category, of_type, error_part, older_than);
-    return matching;
+    return (
+        select count(*)
+        from actiond.outcomes o
+        where o.outcome = 'dead' and o.discarded_at is null
+          and (console_dead_letter_count.older_than is null or o.decided_at < now() - console_dead_letter_count.older_than)
+          and (console_dead_letter_count.error is null or strpos(lower(o.last_error), lower(console_dead_letter_count.error)) > 0)
+          and (console_dead_letter_count.type is null
+               or (select e.type from actiond.events e
+                   where e.user_id = o.user_id and e.position = o.position) = console_dead_letter_count.type)
+          and (console_dead_letter_count.category is null
+               or coalesce(o.category, (select e.data -> 'payload' -> 'aps' ->> 'category' from actiond.events e
+                                        where e.user_id = o.user_id and e.position = o.position)) = console_dead_letter_count.category));
 end
 $$;

@@ -1,18 +1,21 @@
--- The console's discard (actiond_operator): marks these dead letters discarded
--- (discard_dead) and audits it. Null positions are refused, never "all"; an empty array
--- discards nothing. Returns how many were discarded.
+-- The web console's "discard" (actiond_operator): marks the dead letters at `positions`
+-- discarded through discard_dead, and audits it (console_audit: person, 'discard', target,
+-- how many were discarded) in the same transaction. Returns how many were discarded. Unlike
+-- discard_dead, null never means "all": it is refused (22023), and an empty array discards
+-- none (still audited, with 0).
 create function actiond.console_discard(person text, positions bigint[], target text) returns bigint
 language plpgsql volatile
 security definer set search_path = actiond, pg_temp
 as $$
 declare
-    changed bigint;
+    discarded bigint := 0;
 begin
-    if positions is null then
-        raise exception 'positions: name the dead letters to discard (an array, possibly empty)' using errcode = actiond.sqlstate('invalid_parameter_value');
+    perform actiond.console_action_problem(person, positions, target);
+    if cardinality(positions) > 0 then
+        select count(*) into discarded from actiond.discard_dead(positions);
     end if;
-    select count(*) into changed from actiond.discard_dead(positions);
-    perform actiond.console_audited(person, 'discard', target, changed);
-    return changed;
+    insert into actiond.console_audit (person, action, target, events)
+    values (console_discard.person, 'discard', console_discard.target, discarded);
+    return discarded;
 end
 $$;

@@ -1,9 +1,18 @@
--- How many worker processes are alive now (actiond_reader): each one's wake-up listener holds
--- the wake-up slots (class 1633907814, hold_wakeup_slots.sql) shared while it runs, so the
--- sessions holding one are the live workers. pg_locks is readable by every role.
+-- The web console's workers figure (actiond_reader): how many worker processes listen for
+-- wake-ups in this database now. Each worker process's wake-up listener holds the wake-up
+-- slots (advisory locks of class 1633907814, wake_workers.sql) shared on its one LISTEN
+-- connection for as long as it runs, so this counts the backends holding one shared (a
+-- producer's exclusive try is not a worker). Reads pg_locks, which every role may read.
 create function actiond.console_live_workers() returns integer
-language sql stable as $$
-    select count(distinct l.pid)::integer
-    from pg_locks l
-    where l.locktype = 'advisory' and l.classid = 1633907814 and l.mode = 'ShareLock' and l.granted and l.database = (select oid from pg_database where datname = current_database())
+language plpgsql stable
+security definer set search_path = actiond, pg_temp
+as $$
+begin
+    return (
+        select count(distinct l.pid)::integer
+        from pg_catalog.pg_locks l
+        where l.locktype = 'advisory' and l.granted and l.mode = 'ShareLock'
+          and l.database = (select d.oid from pg_catalog.pg_database d where d.datname = current_database())
+          and l.classid = 1633907814::oid and l.objsubid = 2);
+end
 $$;

@@ -1,14 +1,20 @@
--- The console's outcomes page (actiond_reader): report_outcomes (a read of the counters,
--- never of the log), filtered by category and outcome when given.
-create function actiond.console_outcomes(of_category text, of_outcome text)
-returns table (category text, action text, outcome text, reason text, events bigint)
+-- The web console's outcomes page (actiond_reader): report_outcomes' rows (events per
+-- category, action, outcome and reason, all time), only the category's when `category` is
+-- given and only the outcome's when `outcome` is given. In report_outcomes' order, at most
+-- 1,000 rows (the registry's categories × actions × outcomes × reasons: far fewer). Reads the
+-- counters, never the log.
+create function actiond.console_outcomes(category text, outcome text)
+returns setof actiond.console_outcome_row
 language plpgsql stable
 security definer set search_path = actiond, pg_temp
 as $$
-#variable_conflict use_column
 begin
-    return query select r.* from actiond.report_outcomes r
-        where (console_outcomes.of_category is null or r.category = console_outcomes.of_category)
-          and (console_outcomes.of_outcome is null or r.outcome = console_outcomes.of_outcome);
+    return query
+    select r.category, r.action, r.outcome, r.reason, r.events
+    from actiond.report_outcomes r
+    where (console_outcomes.category is null or r.category = console_outcomes.category)
+      and (console_outcomes.outcome is null or r.outcome = console_outcomes.outcome)
+    order by r.category nulls last, r.action, r.outcome, r.reason nulls first
+    limit 1000;
 end
 $$;

@@ -1,5 +1,7 @@
--- The console's pause (actiond_operator): everyone (user_id null) or one user, through
--- pause(), audited. Returns whether anything new was paused.
+-- The web console's "pause" (actiond_operator): stops claiming one user's events (user_id)
+-- or everyone's (user_id null) through pause(), and audits it (console_audit: person,
+-- 'pause', "user ID" or "everyone", 1 when it paused anything new, else 0) in the same
+-- transaction. Returns whether it paused anything new. An empty user_id is refused (22023).
 create function actiond.console_pause(person text, user_id text) returns boolean
 language plpgsql volatile
 security definer set search_path = actiond, pg_temp
@@ -7,8 +9,12 @@ as $$
 declare
     added boolean;
 begin
+    perform actiond.console_person_problem(person);
     added := actiond.pause(console_pause.user_id);
-    perform actiond.console_audited(person, 'pause', coalesce('user ' || console_pause.user_id, 'everyone'), added::int);
+    insert into actiond.console_audit (person, action, target, events)
+    values (console_pause.person, 'pause',
+            case when console_pause.user_id is null then 'everyone' else 'user ' || console_pause.user_id end,
+            case when added then 1 else 0 end);
     return added;
 end
 $$;

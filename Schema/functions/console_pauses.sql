@@ -1,5 +1,5 @@
--- The pauses in force (actiond_reader): a user's, or everyone's (user_id null), newest first,
--- at most 1,000.
+-- The web console's pauses (actiond_reader): every pause in force, a pause of everyone first
+-- (user_id null), then users' by user_id, with when each began; at most 1,000 rows.
 create function actiond.console_pauses()
 returns table (user_id text, paused_at timestamptz)
 language plpgsql stable
@@ -7,6 +7,10 @@ security definer set search_path = actiond, pg_temp
 as $$
 #variable_conflict use_column
 begin
-    return query select nullif(p.user_id, ''), p.paused_at from actiond.pauses p order by p.paused_at desc limit 1000;
+    return query
+    select nullif(p.user_id, ''), p.paused_at
+    from actiond.pauses p
+    order by p.user_id
+    limit 1000;
 end
 $$;

@@ -1,14 +1,20 @@
--- The console's resume (actiond_operator): every pause (user_id null) or one user's, through
--- resume(), audited. Returns how many pauses ended.
+-- The web console's "resume" (actiond_operator): ends one user's pause (user_id), or every
+-- pause (user_id null: everyone's and each user's), through resume(), and audits it
+-- (console_audit: person, 'resume', "user ID" or "everyone", how many pauses ended) in the
+-- same transaction. Returns how many pauses ended. An empty user_id is refused (22023).
 create function actiond.console_resume(person text, user_id text) returns integer
 language plpgsql volatile
 security definer set search_path = actiond, pg_temp
 as $$
 declare
-    ended integer;
+    removed integer;
 begin
-    ended := actiond.resume(console_resume.user_id);
-    perform actiond.console_audited(person, 'resume', coalesce('user ' || console_resume.user_id, 'everyone'), ended);
-    return ended;
+    perform actiond.console_person_problem(person);
+    removed := actiond.resume(console_resume.user_id);
+    insert into actiond.console_audit (person, action, target, events)
+    values (console_resume.person, 'resume',
+            case when console_resume.user_id is null then 'everyone' else 'user ' || console_resume.user_id end,
+            removed);
+    return removed;
 end
 $$;

@@ -1,18 +1,23 @@
--- The console's retry (actiond_operator): puts these dead letters back in their users'
--- queues (retry_dead) and audits it. Null positions are refused, never "all" as in
--- retry_dead; an empty array retries nothing. Returns how many were queued again.
+-- The web console's "retry" (actiond_operator): puts the dead letters at `positions` back in
+-- their users' queues through retry_dead, and audits it (console_audit: person, 'retry',
+-- target, how many were re-queued) in the same transaction. Returns how many were re-queued.
+-- Unlike retry_dead, null never means "all": it is refused (22023), and an empty array
+-- retries none (still audited, with 0). The console picks every dead letter of a filter with
+-- console_dead_letter_positions. target: what the operator chose, for the audit ("position
+-- 12", "3 selected", "filter category=MESSAGE").
 create function actiond.console_retry(person text, positions bigint[], target text) returns bigint
 language plpgsql volatile
 security definer set search_path = actiond, pg_temp
 as $$
 declare
-    changed bigint;
+    requeued bigint := 0;
 begin
-    if positions is null then
-        raise exception 'positions: name the dead letters to retry (an array, possibly empty)' using errcode = actiond.sqlstate('invalid_parameter_value');
+    perform actiond.console_action_problem(person, positions, target);
+    if cardinality(positions) > 0 then
+        select count(*) into requeued from actiond.retry_dead(positions);
     end if;
-    select count(*) into changed from actiond.retry_dead(positions);
-    perform actiond.console_audited(person, 'retry', target, changed);
-    return changed;
+    insert into actiond.console_audit (person, action, target, events)
+    values (console_retry.person, 'retry', console_retry.target, requeued);
+    return requeued;
 end
 $$;

@@ -1,7 +1,7 @@
 -- Who may do what (SECURITY.md; docs/operations.md, "Roles"). Applied after every function, view and
 -- trigger, whenever they are applied again (a re-created function starts with PostgreSQL's
 -- default privileges, which let PUBLIC execute it). Nothing here names a login role: grant
--- actiond_producer, actiond_worker or actiond_reader to yours.
+-- actiond_producer, actiond_worker, actiond_reader or actiond_operator to yours.
 
 -- Nobody but the owner, unless granted below.
 revoke all on schema actiond from public;
@@ -49,8 +49,9 @@ grant execute on function
 
 -- pause and resume: no grant; run them as the owner (the role that migrates).
 
--- The console's operators act through four audited functions, and nothing else (each writes
--- actiond.console_audit in the transaction of its change; docs/console.md).
+-- Operators act through the web console, and do nothing else: retry and discard dead letters,
+-- pause and resume, each audited in actiond.console_audit by the function, which runs as the
+-- owner. (Not retry_dead, discard_dead, pause or resume themselves: those leave no audit.)
 grant execute on function
     actiond.console_retry(text, bigint[], text),
     actiond.console_discard(text, bigint[], text),
@@ -65,7 +66,8 @@ grant select on
     actiond.report_dead_letters, actiond.report_stash, actiond.report_trail
     to actiond_reader;
 grant execute on function actiond.latency_bucket_ms(integer) to actiond_reader;
--- The console's pages (docs/console.md): each a bounded read, and the audit of its actions.
+-- The web console's pages: bounded reader functions, each running as the owner, and the audit
+-- of the operators' actions.
 grant execute on function
     actiond.console_throughput(integer),
     actiond.console_outcomes(text, text),
@@ -79,9 +81,7 @@ grant execute on function
     actiond.console_pauses(),
     actiond.console_audit(bigint, integer),
     actiond.console_live_workers(),
-    actiond.console_categories(),
-    actiond.console_page_size(integer),
-    actiond.console_dead_letter_matches(text, text, text, timestamptz, text, text, text, interval)
+    actiond.console_categories()
     to actiond_reader;
 grant select on actiond.console_audit to actiond_reader;
 -- The handlers' report views (granted again as each is created, see HandlerReportViews).

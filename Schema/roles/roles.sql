@@ -7,9 +7,11 @@
 --                     (SET ROLE), so the role that migrates must be a member.
 --   actiond_producer  may call submit and submit_many, nothing else.
 --   actiond_worker    may call the workers' functions, nothing else.
---   actiond_reader    may read the report_* views, nothing else.
---   actiond_operator  may retry and discard dead letters and pause and resume, through the
---                     console's audited functions (console_retry, …), nothing else.
+--   actiond_reader    may read the report_* views and call the web console's reader
+--                     functions (console_*, Schema/functions), nothing else.
+--   actiond_operator  may call the web console's actions, nothing else: console_retry,
+--                     console_discard, console_pause and console_resume, each audited in
+--                     actiond.console_audit.
 --
 -- Creating them needs CREATEROLE (or a superuser) once, and creating the schema CREATE on the
 -- database once; afterwards a member of actiond_owner migrates without either. Roles belong to the whole server: every database migrated on it

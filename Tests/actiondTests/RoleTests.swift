@@ -147,12 +147,91 @@ struct RoleTests {
         }
     }
 
+    /// The web console's reader functions (Schema/functions/console_*.sql), each called as a
+    /// reader would.
+    static let consoleReads = [
+        "SELECT * FROM actiond.console_throughput(60)",
+        "SELECT * FROM actiond.console_outcomes(NULL, NULL)",
+        "SELECT * FROM actiond.console_dead_letters(NULL, NULL, NULL, NULL, NULL, NULL)",
+        "SELECT actiond.console_dead_letter_count(NULL, NULL, NULL, NULL)",
+        "SELECT actiond.console_dead_letter_positions(NULL, NULL, NULL, NULL, NULL)",
+        "SELECT * FROM actiond.console_dead_letter(1)",
+        "SELECT * FROM actiond.console_trail('ana', NULL, NULL, NULL)",
+        "SELECT * FROM actiond.console_person('ana')",
+        "SELECT * FROM actiond.console_handler_rows('report_timers', 'ana', NULL)",
+        "SELECT * FROM actiond.console_pauses()",
+        "SELECT * FROM actiond.console_audit(NULL, NULL)",
+        "SELECT actiond.console_live_workers()",
+        "SELECT * FROM actiond.console_categories()",
+        "SELECT count(*) FROM actiond.console_audit",
+    ]
+
+    /// The web console's actions, each audited.
+    static let consoleActions = [
+        "SELECT actiond.console_retry('ops', '{}', 'none selected')",
+        "SELECT actiond.console_discard('ops', '{}', 'none selected')",
+        "SELECT actiond.console_pause('ops', 'ana')",
+        "SELECT actiond.console_resume('ops', 'ana')",
+    ]
+
+    @Test func anOperatorActsThroughTheConsoleAndDoesNothingElse() async throws {
+        try await TestDatabase.with { db in
+            try await Self.withLogin("actiond_operator", on: db) { operatorLogin in
+                for call in Self.consoleActions + ["SELECT * FROM actiond.schema_checksums()"] {
+                    let failure = try await Self.failure(call, as: operatorLogin, logger: db.logger)
+                    #expect(failure == nil, "\(call): \(failure ?? "")")
+                }
+                try await Self.expectOnly("none", as: operatorLogin, logger: db.logger)
+                for call in Self.consoleReads + [
+                    "SELECT actiond.pause('ana')", "SELECT actiond.resume()", "SELECT * FROM actiond.discard_dead(array[1]::bigint[])",
+                    "SELECT count(*) FROM actiond.pauses", "INSERT INTO actiond.console_audit (person, action, target, events) VALUES ('x', 'pause', 'x', 0)",
+                    "SELECT * FROM actiond.report_dead_letters", "SELECT actiond.submit_many(array['{}'::jsonb])",
+                ] {
+                    let failure = try await Self.failure(call, as: operatorLogin, logger: db.logger)
+                    #expect(failure == SQLState.insufficientPrivilege.rawValue, "an operator may \(call): \(failure ?? "it succeeded")")
+                }
+            }
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.console_audit", as: Int.self) == 4, "each action audited once")
+        }
+    }
+
+    @Test func aReaderCallsEveryConsoleReaderFunctionAndNoAction() async throws {
+        try await TestDatabase.with { db in
+            let functions = try await db.client.query(
+                "SELECT p.proname::text FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'actiond' AND p.proname LIKE 'console\\_%' AND has_function_privilege('actiond_reader', p.oid, 'EXECUTE') ORDER BY 1",
+                logger: db.logger).collect().map { try $0.decode(String.self) }
+            #expect(functions.count == 13, "\(functions)")
+            for function in functions {
+                #expect(Self.consoleReads.contains { $0.contains("actiond.\(function)(") }, "\(function) is called below")
+            }
+            try await Self.withLogin("actiond_reader", on: db) { reader in
+                for call in Self.consoleReads {
+                    let failure = try await Self.failure(call, as: reader, logger: db.logger)
+                    #expect(failure == nil, "\(call): \(failure ?? "")")
+                }
+                for call in Self.consoleActions {
+                    let failure = try await Self.failure(call, as: reader, logger: db.logger)
+                    #expect(failure == SQLState.insufficientPrivilege.rawValue, "a reader may \(call): \(failure ?? "it succeeded")")
+                }
+            }
+            // No other role may call the console's functions, nor the checks they share.
+            #expect(try await db.scalar("""
+                SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace, unnest(array['actiond_producer', 'actiond_worker']) r
+                WHERE n.nspname = 'actiond' AND p.proname LIKE 'console\\_%' AND has_function_privilege(r, p.oid, 'EXECUTE')
+                """, as: Int.self) == 0)
+            #expect(try await db.scalar("""
+                SELECT string_agg(p.proname, ',' ORDER BY p.proname) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+                WHERE n.nspname = 'actiond' AND has_function_privilege('actiond_operator', p.oid, 'EXECUTE')
+                """, as: String.self) == "console_discard,console_pause,console_resume,console_retry,schema_checksums")
+        }
+    }
+
     @Test func theOwnerOwnsEverythingAndNobodyElseMayUseIt() async throws {
         try await TestDatabase.with { db in
             #expect(try await db.scalar("""
                 SELECT count(*) FROM pg_roles
-                WHERE rolname IN ('actiond_owner', 'actiond_producer', 'actiond_worker', 'actiond_reader') AND NOT rolcanlogin
-                """, as: Int.self) == 4)
+                WHERE rolname IN ('actiond_owner', 'actiond_producer', 'actiond_worker', 'actiond_reader', 'actiond_operator') AND NOT rolcanlogin
+                """, as: Int.self) == 5)
             #expect(try await db.scalar("""
                 SELECT count(*) FROM (
                     SELECT c.relowner AS owner FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'actiond'
@@ -175,7 +254,7 @@ struct RoleTests {
             // No login of actiond's roles truncates the log. (Its owner could: the trigger that
             // refused it went with 004_distributable_keys.sql, as Citus refuses triggers on
             // distributed tables; SECURITY.md says so.)
-            for group in ["actiond_producer", "actiond_worker", "actiond_reader"] {
+            for group in ["actiond_producer", "actiond_worker", "actiond_reader", "actiond_operator"] {
                 let truncate = try await Self.withLogin(group, on: db) { login in
                     try await Self.failure("TRUNCATE actiond.events CASCADE", as: login, logger: db.logger)
                 }

@@ -80,7 +80,7 @@ package struct CitusDistribution: Sendable {
     /// and known to Citus so that a node added later gets them (`roles_on_nodes.sql`).
     func ensureRolesOnNodes(on connection: PostgresConnection) async throws {
         try await run("citus/roles_on_nodes.sql", on: connection) { failure in
-            "--citus: actiond's roles (actiond_owner, actiond_producer, actiond_worker, actiond_reader) must exist on every node, and could not be made there: \(failure); run migrate --citus as a superuser, or create the four roles (NOLOGIN) on every worker node, then migrate again"
+            "--citus: actiond's roles (actiond_owner, actiond_producer, actiond_worker, actiond_reader, actiond_operator) must exist on every node, and could not be made there: \(failure); run migrate --citus as a superuser, or create the five roles (NOLOGIN) on every worker node, then migrate again"
         }
     }
 

@@ -160,7 +160,7 @@ package struct Migrator: Sendable {
             } catch let error as PSQLError where error.sqlState == .insufficientPrivilege {
                 throw MigrationError(
                     code: .statementFailed, migration: "roles/roles.sql",
-                    message: "\(DatabaseFailure.describe(error)). migrate creates the roles actiond_owner, actiond_producer, actiond_worker and actiond_reader once per server (CREATEROLE or a superuser), makes the migrating role a member of actiond_owner, creates the schema actiond (CREATE on the database, once), and hands a schema made by an earlier build to actiond_owner (its previous owner, or a superuser): run it as such a role (SECURITY.md)")
+                    message: "\(DatabaseFailure.describe(error)). migrate creates the roles actiond_owner, actiond_producer, actiond_worker, actiond_reader and actiond_operator once per server (CREATEROLE or a superuser), makes the migrating role a member of actiond_owner, creates the schema actiond (CREATE on the database, once), and hands a schema made by an earlier build to actiond_owner (its previous owner, or a superuser): run it as such a role (SECURITY.md)")
             } catch {
                 throw MigrationError(code: .statementFailed, migration: "roles/roles.sql", message: DatabaseFailure.describe(error))
             }
