@@ -17,6 +17,8 @@ struct ConsoleEscapingTests {
     @Test func aSameOriginPostPasses() {
         #expect(CrossSiteMiddleware<BasicRequestContext>.problem(request(.post, headers: [("Origin", "http://127.0.0.1:8080"), ("Sec-Fetch-Site", "same-origin")])) == nil)
         #expect(CrossSiteMiddleware<BasicRequestContext>.problem(request(.post, headers: [("Origin", "https://127.0.0.1:8080")])) == nil)
+        #expect(CrossSiteMiddleware<BasicRequestContext>.problem(request(.post, headers: [("Origin", "null"), ("Sec-Fetch-Site", "same-origin")])) == nil,
+                "a browser's own form without a referrer")
     }
 
     @Test(arguments: [
@@ -24,6 +26,7 @@ struct ConsoleEscapingTests {
         [("Sec-Fetch-Site", "cross-site")],
         [("Sec-Fetch-Site", "same-site")],
         [("Origin", "http://evil.example")],
+        [("Origin", "http://127.0.0.1:8080"), ("Sec-Fetch-Site", "cross-site")],
         [("Origin", "http://127.0.0.1:8081")],
         [("Origin", "null")],
         [],

@@ -5,7 +5,7 @@ import Logging
 
 /// Headers on every answer: scripts, styles and forms from the console itself only (so a
 /// value that escaped escaping still could not run), no framing, no caching of pages, no
-/// referrer (URLs hold user ids).
+/// referrer to another site (URLs hold user ids).
 package struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
     let tls: Bool
 
@@ -17,7 +17,7 @@ package struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddlew
             "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
         response.headers[.xContentTypeOptions] = "nosniff"
         response.headers[.cacheControl] = response.headers[.cacheControl] ?? "no-store"
-        if let name = HTTPField.Name("Referrer-Policy") { response.headers[name] = "no-referrer" }
+        if let name = HTTPField.Name("Referrer-Policy") { response.headers[name] = "same-origin" }
         if tls, let name = HTTPField.Name("Strict-Transport-Security") { response.headers[name] = "max-age=31536000" }
         return response
     }

@@ -133,18 +133,22 @@ struct ConsoleCommandTests {
 
 /// Workloads the console tests read.
 enum ConsoleFixtures {
-    /// `count` events whose handler gave up: decided, then marked dead (the built-in handlers
-    /// never fail on valid input), as the dead-letters command's test does.
+    /// `count` responses whose handler gave up: each a snooze of a timer of its own, decided,
+    /// then marked dead (the built-in handlers never fail on valid input), as the
+    /// dead-letters command's test does. A retried one applies again (one more snooze).
     static func deadLetters(_ db: TestDatabase, count: Int, user: String = "ana", prefix: String = "dl") async throws {
-        let lines = (0..<count).map { index in
-            EventLine.json("\(prefix)-\(index)", "notification.sent", user: user, at: index,
-                           data: #"{"request_id":"\#(prefix)-r\#(index)","payload":{"aps":{"category":"TIMER_EXPIRED","alert":{"title":"Timer"}},"TIMER_ID":"t\#(index)"}}"#)
+        let jsonUser = user.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        let lines = (0..<count).flatMap { index in
+            [EventLine.json("\(prefix)-sent-\(index)", "notification.sent", user: jsonUser, at: 2 * index,
+                            data: #"{"request_id":"\#(prefix)-r\#(index)","payload":{"aps":{"category":"TIMER_EXPIRED","alert":{"title":"Timer"}},"TIMER_ID":"\#(prefix)-t\#(index)"}}"#),
+             EventLine.json("\(prefix)-\(index)", "notification.response", user: jsonUser, at: 2 * index + 1,
+                            data: #"{"request_id":"\#(prefix)-r\#(index)","action":"SNOOZE_ACTION","locked":false}"#)]
         }
         for line in lines { try await db.client.query("SELECT actiond.submit(\(line)::jsonb)", logger: db.logger).drain() }
         _ = try await ActiondProcess.run(["work", "--drain"], database: db.url)
         try await db.client.query("""
-            UPDATE actiond.outcomes SET outcome = 'dead', last_error = 'timer store unavailable', attempts = 5
-            WHERE user_id = \(user) AND position IN (SELECT position FROM actiond.events WHERE id LIKE \(prefix + "-%"))
+            UPDATE actiond.outcomes SET outcome = 'dead', reason = NULL, last_error = 'timer store unavailable', attempts = 5
+            WHERE user_id = \(user) AND position IN (SELECT position FROM actiond.events WHERE user_id = \(user) AND id LIKE \(prefix + "-%") AND id NOT LIKE \(prefix + "-sent-%"))
             """, logger: db.logger).drain()
     }
 }

@@ -21,10 +21,11 @@ struct ConsoleProcess {
         return path
     }
 
-    static func start(_ database: DatabaseURL, usersFile: String?, arguments: [String] = []) async throws -> ConsoleProcess {
+    static func start(_ database: DatabaseURL, usersFile: String?, arguments: [String] = [],
+                      environment: [String: String?] = [:]) async throws -> ConsoleProcess {
         let running = try ActiondProcess.start(
             ["console", "--listen", "127.0.0.1:0", "--log-format", "json", "--users-file", usersFile ?? "/nonexistent/console-users.json"] + arguments,
-            database: database, logLevel: "notice")
+            database: database, logLevel: "notice", environment: environment)
         guard let port = try await HTTPProbe.loggedPort({ running.standardErrorSoFar }) else {
             running.send(SIGKILL)
             _ = try? await running.exit()
