@@ -16,8 +16,8 @@ struct CategoriesPage: Sendable {
 
     struct Category: Sendable {
         let identifier: String
-        let options: String
-        let handler: String
+        let options: String?
+        let handler: String?
         let actions: [Action]
         let noActions: Bool
     }
@@ -50,8 +50,9 @@ struct CategoriesPage: Sendable {
                                   options: row.strings("action_options").joined(separator: ", "),
                                   textInput: row.bool("text_input") ?? false)
                 }
-                return Category(identifier: name, options: first?.strings("category_options").joined(separator: ", ") ?? "",
-                                handler: first?.string("handler") ?? "", actions: actions, noActions: actions.isEmpty)
+                let options = first?.strings("category_options").joined(separator: ", ") ?? ""
+                return Category(identifier: name, options: options.isEmpty ? nil : options,
+                                handler: first?.string("handler").flatMap { $0.isEmpty ? nil : $0 }, actions: actions, noActions: actions.isEmpty)
             }
             let model = Model(layout: PageLayout(title: "Categories", current: "/categories", context: context),
                               version: records.first?.string("version") ?? "", categories: categories)

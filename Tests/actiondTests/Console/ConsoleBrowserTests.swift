@@ -274,6 +274,45 @@ struct ConsoleBrowserTests {
     }
 }
 
+extension ConsoleBrowserTests {
+    /// A self-signed certificate for 127.0.0.1 and its key (PEM), made with openssl.
+    static func selfSignedCertificate() throws -> (certificate: String, key: String) {
+        let folder = FileManager.default.temporaryDirectory.appending(path: "console-tls-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let certificate = folder.appending(path: "cert.pem").path
+        let key = folder.appending(path: "key.pem").path
+        let made = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/openssl"), [
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate, "-days", "1",
+            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+        ])
+        guard made.status == 0 else { throw ConsoleTestError("openssl: \(made.output)") }
+        return (certificate, key)
+    }
+
+    @Test func overTLSThePagesAreServedAndTheSessionCookieIsSecure() async throws {
+        try await TestDatabase.with { db in
+            let (certificate, key) = try Self.selfSignedCertificate()
+            let users = try await ConsoleProcess.makeUsersFile([("ana", "operator")])
+            let console = try await ConsoleProcess.start(db.url, usersFile: users, arguments: ["--tls-cert", certificate, "--tls-key", key])
+            let driver = try await ChromeDriverProcess.start()
+            defer { driver.stop() }
+            let browser = try await Browser.open(driver: driver, acceptInsecureCerts: true)
+            let base = console.base.replacingOccurrences(of: "http://", with: "https://")
+            try await browser.navigate(to: base + "/")
+            try await browser.findElement(css: "input[name=name]").sendKeys("ana")
+            try await browser.findElement(css: "input[name=password]").sendKeys(ConsoleProcess.password)
+            try await browser.findElement(css: "#sign-in").click()
+            #expect(try await browser.findElement(css: ".person").text() == "ana")
+            let cookie = try #require(try await browser.cookies().first { $0.name == "actiond_console" })
+            #expect(cookie.secure && cookie.httpOnly && cookie.sameSite == "Strict")
+            try await Self.shot(browser, "tls-overview")
+            await browser.quit()
+            let logged = try await console.stop().standardError
+            #expect(logged.contains("console serving https://127.0.0.1:"), "\(logged)")
+        }
+    }
+}
+
 extension ConsoleFixtures {
     /// A small mixed workload, decided: an invitation accepted (ana), a timer snoozed (bo), a
     /// thread with a reply (cy).

@@ -142,7 +142,8 @@ final class Browser: Sendable {
     /// A new session of `/usr/bin/chromium`, headless, with a fresh profile. `windowSize` is the
     /// window's: headless (new) keeps room for a toolbar, so the viewport of 1280×900 is 1280×757.
     /// `--no-sandbox` because Chromium refuses to start as root without it.
-    static func open(driver: ChromeDriverProcess, windowSize: (width: Int, height: Int) = (1280, 900)) async throws -> Browser {
+    static func open(driver: ChromeDriverProcess, windowSize: (width: Int, height: Int) = (1280, 900),
+                     acceptInsecureCerts: Bool = false) async throws -> Browser {
         let binary = "/usr/bin/chromium"
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw WebDriverError(error: "chromium not found", message: "\(binary) is missing: install it with `\(ChromeDriverProcess.installHint)`")
@@ -154,6 +155,7 @@ final class Browser: Sendable {
                                  .string("--window-size=\(windowSize.width),\(windowSize.height)")]
         let capabilities: WebDriverJSON = ["capabilities": ["alwaysMatch": [
             "browserName": "chrome",
+            "acceptInsecureCerts": .bool(acceptInsecureCerts),
             "goog:chromeOptions": ["binary": .string(binary), "args": .array(args)],
         ]]]
         do {
