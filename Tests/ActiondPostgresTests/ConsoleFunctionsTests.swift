@@ -140,7 +140,7 @@ struct ConsoleFunctionsTests {
             #expect(try await strings(trail + "actiond.console_trail('bob', NULL, NULL, NULL)") == ["b2:dead:dead", "b1:decided:applied"])
             #expect(try await strings(trail + "actiond.console_trail('nobody', NULL, NULL, NULL)").isEmpty)
             let neither = try await Self.failure("SELECT * FROM actiond.console_trail(NULL, NULL, NULL, NULL)", db)
-            #expect(neither?.state == "22023" && neither?.message.contains("user_id or request_id") == true, "\(String(describing: neither))")
+            #expect(neither?.state == SQLState.invalidParameterValue.rawValue && neither?.message.contains("user_id or request_id") == true, "\(String(describing: neither))")
 
             // The person.
             let person = "SELECT concat_ws(':', user_id, forgotten, paused, everyone_paused, stashed, coalesce(stash_oldest_age_seconds, -1), events, dead) FROM "
@@ -153,7 +153,7 @@ struct ConsoleFunctionsTests {
             #expect(try await strings(person + "actiond.console_person('cat')") == ["cat:t:t:t:0:-1:1:1"])
             #expect(try await strings("SELECT coalesce(user_id, '(everyone)') || ':' || (paused_at IS NOT NULL) FROM actiond.console_pauses()")
                     == ["(everyone):true", "cat:true"])
-            #expect(try await Self.failure("SELECT * FROM actiond.console_person('')", db)?.state == "22023")
+            #expect(try await Self.failure("SELECT * FROM actiond.console_person('')", db)?.state == SQLState.invalidParameterValue.rawValue)
 
             // A handler's report view, one user's rows; any other name is refused.
             #expect(try await strings("SELECT r ->> 'timer_id' || ':' || (r ->> 'state') FROM actiond.console_handler_rows('report_timers', 'ana', NULL) r")
@@ -163,9 +163,9 @@ struct ConsoleFunctionsTests {
             #expect(try await int("SELECT count(*)::int FROM actiond.console_handler_rows('report_timers', 'cat', NULL)") == 0)
             for name in ["pg_class", "report_trail", "events", "report_timers; drop table actiond.events", "", "REPORT_TIMERS"] {
                 let refused = try await Self.failure("SELECT * FROM actiond.console_handler_rows('\(name.replacingOccurrences(of: "'", with: "''"))', 'ana', NULL)", db)
-                #expect(refused?.state == "22023" && refused?.message.contains("view_name") == true, "\(name): \(String(describing: refused))")
+                #expect(refused?.state == SQLState.invalidParameterValue.rawValue && refused?.message.contains("view_name") == true, "\(name): \(String(describing: refused))")
             }
-            #expect(try await Self.failure("SELECT * FROM actiond.console_handler_rows(NULL, 'ana', NULL)", db)?.state == "22023")
+            #expect(try await Self.failure("SELECT * FROM actiond.console_handler_rows(NULL, 'ana', NULL)", db)?.state == SQLState.invalidParameterValue.rawValue)
 
             // No worker runs on this database; the categories of the current version.
             #expect(try await int("SELECT actiond.console_live_workers()") == 0)
@@ -278,17 +278,17 @@ struct ConsoleFunctionsTests {
             // no person, no target.
             for call in ["actiond.console_retry('ops', NULL, 'everything')", "actiond.console_discard('ops', NULL, 'everything')"] {
                 let refused = try await Self.failure("SELECT \(call)", db)
-                #expect(refused?.state == "22023" && refused?.message.hasPrefix("positions:") == true, "\(call): \(String(describing: refused))")
+                #expect(refused?.state == SQLState.invalidParameterValue.rawValue && refused?.message.hasPrefix("positions:") == true, "\(call): \(String(describing: refused))")
             }
             for call in ["actiond.console_retry('', array[\(bob)], 'x')", "actiond.console_retry(NULL, array[\(bob)], 'x')",
                          "actiond.console_discard('  ', array[\(bob)], 'x')", "actiond.console_pause('', 'ana')", "actiond.console_resume(NULL, NULL)"] {
                 let refused = try await Self.failure("SELECT \(call)", db)
-                #expect(refused?.state == "22023" && refused?.message.hasPrefix("person:") == true, "\(call): \(String(describing: refused))")
+                #expect(refused?.state == SQLState.invalidParameterValue.rawValue && refused?.message.hasPrefix("person:") == true, "\(call): \(String(describing: refused))")
             }
             let noTarget = try await Self.failure("SELECT actiond.console_retry('ops', array[\(bob)], NULL)", db)
-            #expect(noTarget?.state == "22023" && noTarget?.message.hasPrefix("target:") == true)
+            #expect(noTarget?.state == SQLState.invalidParameterValue.rawValue && noTarget?.message.hasPrefix("target:") == true)
             let emptyUser = try await Self.failure("SELECT actiond.console_pause('ops', '')", db)
-            #expect(emptyUser?.state == "22023" && emptyUser?.message.hasPrefix("user_id:") == true)
+            #expect(emptyUser?.state == SQLState.invalidParameterValue.rawValue && emptyUser?.message.hasPrefix("user_id:") == true)
             #expect(try await int(deadCount) == 2)
             #expect(try await int("SELECT count(*)::int FROM actiond.pauses") == 0)
             #expect(try await strings(audit).isEmpty)
