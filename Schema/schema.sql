@@ -785,19 +785,19 @@ CREATE INDEX outcomes_1000001_decided_at_idx ON actiond.outcomes_1000001 USING b
 
 -- Name: outcomes_dead; Type: INDEX; Schema: actiond; Owner: -
 
-CREATE INDEX outcomes_dead ON ONLY actiond.outcomes USING btree ("position") WHERE ((outcome = 'dead'::text) AND (discarded_at IS NULL));
+CREATE INDEX outcomes_dead ON ONLY actiond.outcomes USING btree ("position") INCLUDE (category, decided_at) WHERE ((outcome = 'dead'::text) AND (discarded_at IS NULL));
 
--- Name: outcomes_1000001_position_idx; Type: INDEX; Schema: actiond; Owner: -
+-- Name: outcomes_1000001_position_category_decided_at_idx; Type: INDEX; Schema: actiond; Owner: -
 
-CREATE INDEX outcomes_1000001_position_idx ON actiond.outcomes_1000001 USING btree ("position") WHERE ((outcome = 'dead'::text) AND (discarded_at IS NULL));
+CREATE INDEX outcomes_1000001_position_category_decided_at_idx ON actiond.outcomes_1000001 USING btree ("position") INCLUDE (category, decided_at) WHERE ((outcome = 'dead'::text) AND (discarded_at IS NULL));
 
 -- Name: outcomes_1_decided_at_idx; Type: INDEX; Schema: actiond; Owner: -
 
 CREATE INDEX outcomes_1_decided_at_idx ON actiond.outcomes_1 USING btree (decided_at);
 
--- Name: outcomes_1_position_idx; Type: INDEX; Schema: actiond; Owner: -
+-- Name: outcomes_1_position_category_decided_at_idx; Type: INDEX; Schema: actiond; Owner: -
 
-CREATE INDEX outcomes_1_position_idx ON actiond.outcomes_1 USING btree ("position") WHERE ((outcome = 'dead'::text) AND (discarded_at IS NULL));
+CREATE INDEX outcomes_1_position_category_decided_at_idx ON actiond.outcomes_1 USING btree ("position") INCLUDE (category, decided_at) WHERE ((outcome = 'dead'::text) AND (discarded_at IS NULL));
 
 -- Name: projections_user; Type: INDEX; Schema: actiond; Owner: -
 
@@ -839,9 +839,9 @@ ALTER INDEX actiond.outcomes_decided_at ATTACH PARTITION actiond.outcomes_100000
 
 ALTER INDEX actiond.outcomes_pkey ATTACH PARTITION actiond.outcomes_1000001_pkey;
 
--- Name: outcomes_1000001_position_idx; Type: INDEX ATTACH; Schema: actiond; Owner: -
+-- Name: outcomes_1000001_position_category_decided_at_idx; Type: INDEX ATTACH; Schema: actiond; Owner: -
 
-ALTER INDEX actiond.outcomes_dead ATTACH PARTITION actiond.outcomes_1000001_position_idx;
+ALTER INDEX actiond.outcomes_dead ATTACH PARTITION actiond.outcomes_1000001_position_category_decided_at_idx;
 
 -- Name: outcomes_1_decided_at_idx; Type: INDEX ATTACH; Schema: actiond; Owner: -
 
@@ -851,9 +851,9 @@ ALTER INDEX actiond.outcomes_decided_at ATTACH PARTITION actiond.outcomes_1_deci
 
 ALTER INDEX actiond.outcomes_pkey ATTACH PARTITION actiond.outcomes_1_pkey;
 
--- Name: outcomes_1_position_idx; Type: INDEX ATTACH; Schema: actiond; Owner: -
+-- Name: outcomes_1_position_category_decided_at_idx; Type: INDEX ATTACH; Schema: actiond; Owner: -
 
-ALTER INDEX actiond.outcomes_dead ATTACH PARTITION actiond.outcomes_1_position_idx;
+ALTER INDEX actiond.outcomes_dead ATTACH PARTITION actiond.outcomes_1_position_category_decided_at_idx;
 
 -- Name: categories categories_version_fkey; Type: FK CONSTRAINT; Schema: actiond; Owner: -
 

@@ -61,4 +61,4 @@ from actiond.outcomes group by 1, 2, 3, 4;
 
 insert into actiond.pauses (user_id) select 'u' || g from generate_series(1, 20) g on conflict do nothing;
 
-analyze;
+vacuum analyze;

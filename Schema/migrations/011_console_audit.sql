@@ -82,3 +82,11 @@ create type actiond.console_person_row as (
 comment on type actiond.console_person_row is 'The row of console_person(user_id): one person''s standing.';
 
 create index projections_user on actiond.projections (user_id, kind);
+
+-- The dead letters' partial index carries the category and the time each failed, so the
+-- console's filters by category and age (and its count of them) read the index alone on a
+-- vacuumed table, never the outcomes' rows. (Not the last error: a handler's message has no
+-- length bound, and an index entry does.)
+drop index actiond.outcomes_dead;
+create index outcomes_dead on actiond.outcomes (position) include (category, decided_at)
+    where outcome = 'dead' and discarded_at is null;

@@ -121,9 +121,9 @@ struct ReportViewTests {
                let table = logTables.first(where: { name == $0 || name.wholeMatch(of: /(events|outcomes)_\d+/).map { String($0.1) } == $0 }) {
                 found.insert(table)
             }
-            // outcomes_N_position_idx: a partition's share of outcomes_dead, named by PostgreSQL.
+            // outcomes_N_position_category_decided_at_idx: a partition's share of outcomes_dead, named by PostgreSQL.
             if let index = object["Index Name"]?.stringValue, object["Index Cond"] == nil, index != "outcomes_dead",
-               index.wholeMatch(of: /outcomes_\d+_position_idx/) == nil,
+               index.wholeMatch(of: /outcomes_\d+_position(_category_decided_at)?_idx/) == nil,
                logTables.contains(where: { index.hasPrefix($0 + "_") }) {
                 found.insert(index)
             }
