@@ -50,6 +50,6 @@ struct ReadmeLayoutTests {
         for guide in try Self.listing("docs") where guide.hasSuffix(".md") {
             #expect(documentation.contains("(docs/\(guide))"), "guide docs/\(guide) is missing from README's Documentation")
         }
-        #expect(try Self.listing("docs").allSatisfy { $0.hasSuffix(".md") || $0 == "runs" }, "run files belong in docs/runs")
+        #expect(try Self.listing("docs").allSatisfy { $0.hasSuffix(".md") || $0 == "runs" || $0 == "images" }, "run files belong in docs/runs, screenshots in docs/images")
     }
 }
