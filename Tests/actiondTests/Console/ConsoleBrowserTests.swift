@@ -41,9 +41,10 @@ struct ConsoleBrowserTests {
         try await browser.findElement(css: "input[name=name]").sendKeys(name)
         try await browser.findElement(css: "input[name=password]").sendKeys(ConsoleProcess.password)
         try await browser.findElement(css: "#sign-in").click()
+        let person = try await browser.waitForElement(css: ".person")
         try await shot(browser, "signed-in-\(name)")
-        let source = try await browser.pageSource()
-        #expect(try await browser.findElement(css: ".person").text() == name, "\(source)")
+        let shown = try await person.text()
+        #expect(shown == name)
     }
 
     static func shot(_ browser: Browser, _ name: String) async throws {
@@ -82,10 +83,10 @@ struct ConsoleBrowserTests {
                 try await browser.navigate(to: console.base + "/dead-letters/\(dead[0])")
                 try await Self.shot(browser, "operator-dead-letter")
                 try await browser.findElement(css: "#retry").click()
-                #expect(try await browser.findElement(css: ".confirm p").text().contains("Retry 1: dead letter \(dead[0])"))
+                #expect(try await browser.waitForElement(css: ".confirm p").text().contains("Retry 1: dead letter \(dead[0])"))
                 try await Self.shot(browser, "operator-confirm")
                 try await browser.findElement(css: "#confirm").click()
-                #expect(try await browser.findElement(css: ".notice").text().contains("Retried 1 of 1"))
+                #expect(try await browser.waitForElement(css: ".notice").text().contains("Retried 1 of 1"))
                 let drained = try await ActiondProcess.run(["work", "--drain"], database: db.url)
                 let outcome = try await db.scalar("SELECT coalesce(max(outcome), 'none') FROM actiond.outcomes WHERE position = \(dead[0])", as: String.self)
                 let trail = try await db.scalar("SELECT string_agg(status || ':' || coalesce(outcome, '-'), ',') FROM actiond.report_trail WHERE position = \(dead[0])", as: String.self)
@@ -95,9 +96,9 @@ struct ConsoleBrowserTests {
                 try await browser.navigate(to: console.base + "/dead-letters")
                 try await browser.findElement(css: "input[name=position][value='\(dead[1])']").click()
                 try await browser.findElement(css: "button[formaction='/dead-letters/discard']").click()
-                try await browser.findElement(css: "#confirm").click()
+                try await browser.waitForElement(css: "#confirm").click()
                 try await Self.shot(browser, "operator-discarded")
-                #expect(try await browser.findElement(css: ".notice").text().contains("Discarded 1 of 1"))
+                #expect(try await browser.waitForElement(css: ".notice").text().contains("Discarded 1 of 1"))
                 #expect(try await db.scalar("SELECT discarded_at IS NOT NULL FROM actiond.outcomes WHERE position = \(dead[1])", as: Bool.self))
                 #expect(!(try await browser.pageSource().contains("/dead-letters/\(dead[1])\"")), "a discarded one leaves the list")
 
@@ -150,8 +151,12 @@ struct ConsoleBrowserTests {
                 let html = "<form id=f method=post action='\(console.base)/pauses/pause'><input name=scope value=everyone></form>"
                 try await browser.navigate(to: "data:text/html," + (html.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""))
                 _ = try await browser.executeScript("document.getElementById('f').submit(); return 1")
-                try await Task.sleep(for: .milliseconds(500))
-                let source = try await browser.pageSource()
+                // The answer replaces the page once it arrives.
+                var source = ""
+                for _ in 0..<100 where !source.contains("Refused") {
+                    try await Task.sleep(for: .milliseconds(100))
+                    source = try await browser.pageSource()
+                }
                 #expect(source.contains("Refused"), "\(source)")
                 try await Self.shot(browser, "cross-site-refused")
                 // Every link of every page followed with GET: nothing changes.
@@ -302,7 +307,7 @@ extension ConsoleBrowserTests {
             try await browser.findElement(css: "input[name=name]").sendKeys("ana")
             try await browser.findElement(css: "input[name=password]").sendKeys(ConsoleProcess.password)
             try await browser.findElement(css: "#sign-in").click()
-            #expect(try await browser.findElement(css: ".person").text() == "ana")
+            #expect(try await browser.waitForElement(css: ".person").text() == "ana")
             let cookie = try #require(try await browser.cookies().first { $0.name == "actiond_console" })
             #expect(cookie.secure && cookie.httpOnly && cookie.sameSite == "Strict")
             try await Self.shot(browser, "tls-overview")

@@ -187,6 +187,17 @@ final class Browser: Sendable {
     }
 
     /// The first element matching `css`; an error naming the selector and page when none does.
+    /// The first element matching `css`, waiting up to `seconds` for it to appear: after a
+    /// click that submits a form, WebDriver may answer before the next page has loaded.
+    func waitForElement(css: String, seconds: Double = 10) async throws -> Element {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if let element = try await findElements(css: css).first { return element }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return try await findElement(css: css)
+    }
+
     func findElement(css: String) async throws -> Element {
         do {
             let found = try await command("POST", "/element", ["using": "css selector", "value": .string(css)])
