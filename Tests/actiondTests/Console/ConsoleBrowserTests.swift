@@ -298,22 +298,22 @@ extension ConsoleBrowserTests {
         try await TestDatabase.with { db in
             let (certificate, key) = try Self.selfSignedCertificate()
             let users = try await ConsoleProcess.makeUsersFile([("ana", "operator")])
-            let console = try await ConsoleProcess.start(db.url, usersFile: users, arguments: ["--tls-cert", certificate, "--tls-key", key])
-            let driver = try await ChromeDriverProcess.start()
-            defer { driver.stop() }
-            let browser = try await Browser.open(driver: driver, acceptInsecureCerts: true)
-            let base = console.base.replacingOccurrences(of: "http://", with: "https://")
-            try await browser.navigate(to: base + "/")
-            try await browser.findElement(css: "input[name=name]").sendKeys("ana")
-            try await browser.findElement(css: "input[name=password]").sendKeys(ConsoleProcess.password)
-            try await browser.findElement(css: "#sign-in").click()
-            #expect(try await browser.waitForElement(css: ".person").text() == "ana")
-            let cookie = try #require(try await browser.cookies().first { $0.name == "actiond_console" })
-            #expect(cookie.secure && cookie.httpOnly && cookie.sameSite == "Strict")
-            try await Self.shot(browser, "tls-overview")
-            await browser.quit()
-            let logged = try await console.stop().standardError
-            #expect(logged.contains("console serving https://127.0.0.1:"), "\(logged)")
+            try await ConsoleProcess.with(db.url, usersFile: users, arguments: ["--tls-cert", certificate, "--tls-key", key]) { console in
+                #expect(console.running.standardErrorSoFar.contains("console serving https://127.0.0.1:"))
+                let driver = try await ChromeDriverProcess.start()
+                defer { driver.stop() }
+                let browser = try await Browser.open(driver: driver, acceptInsecureCerts: true)
+                let base = console.base.replacingOccurrences(of: "http://", with: "https://")
+                try await browser.navigate(to: base + "/")
+                try await browser.findElement(css: "input[name=name]").sendKeys("ana")
+                try await browser.findElement(css: "input[name=password]").sendKeys(ConsoleProcess.password)
+                try await browser.findElement(css: "#sign-in").click()
+                #expect(try await browser.waitForElement(css: ".person").text() == "ana")
+                let cookie = try #require(try await browser.cookies().first { $0.name == "actiond_console" })
+                #expect(cookie.secure && cookie.httpOnly && cookie.sameSite == "Strict")
+                try await Self.shot(browser, "tls-overview")
+                await browser.quit()
+            }
         }
     }
 }

@@ -44,39 +44,39 @@ struct ConsoleCommandTests {
 
     @Test func withoutAUsersFileOnLoopbackItIsReadOnlySaysSoAndRefusesActions() async throws {
         try await TestDatabase.with { db in
-            let console = try await ConsoleProcess.start(db.url, usersFile: nil)
-            defer { Task { try? await console.stop() } }
-            let page = try await ConsoleHTTP.get(console.base + "/pauses")
-            #expect(page.status == 200 && page.body.contains("Read-only: no users file"), "\(page.body)")
-            #expect(!page.body.contains("action=\"/pauses/pause\""), "no action control is offered")
-            let post = try await ConsoleHTTP.post(console.base + "/pauses/pause", form: [("scope", "everyone")],
-                                                  headers: ["Origin": console.base, "Sec-Fetch-Site": "same-origin"])
-            #expect(post.status == 403)
-            #expect(try await db.scalar("SELECT count(*) FROM actiond.pauses", as: Int.self) == 0)
-            #expect(try await db.scalar("SELECT count(*) FROM actiond.console_audit", as: Int.self) == 0)
+            try await ConsoleProcess.with(db.url, usersFile: nil) { console in
+                let page = try await ConsoleHTTP.get(console.base + "/pauses")
+                #expect(page.status == 200 && page.body.contains("Read-only: no users file"), "\(page.body)")
+                #expect(!page.body.contains("action=\"/pauses/pause\""), "no action control is offered")
+                let post = try await ConsoleHTTP.post(console.base + "/pauses/pause", form: [("scope", "everyone")],
+                                                      headers: ["Origin": console.base, "Sec-Fetch-Site": "same-origin"])
+                #expect(post.status == 403)
+                #expect(try await db.scalar("SELECT count(*) FROM actiond.pauses", as: Int.self) == 0)
+                #expect(try await db.scalar("SELECT count(*) FROM actiond.console_audit", as: Int.self) == 0)
+            }
         }
     }
 
     @Test func signingInSetsAStrictHttpOnlyCookieAndAWrongPasswordIsRefused() async throws {
         try await TestDatabase.with { db in
             let users = try await ConsoleProcess.makeUsersFile([("ana", "operator")])
-            let console = try await ConsoleProcess.start(db.url, usersFile: users)
-            defer { Task { try? await console.stop() } }
-            let page = try await ConsoleHTTP.get(console.base + "/dead-letters?category=MESSAGE")
-            #expect(page.status == 303 && page.headers["location"]?.hasPrefix("/sign-in?next=") == true)
-            let wrong = try await Self.signIn(console, name: "ana", password: "not the password")
-            #expect(wrong.status == 401 && wrong.headers["set-cookie"] == nil)
-            let right = try await Self.signIn(console, name: "ana", password: ConsoleProcess.password)
-            let cookie = try #require(right.headers["set-cookie"])
-            #expect(right.status == 303 && cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.contains("Expires="), "\(cookie)")
-            #expect(!cookie.contains("Secure"), "no TLS here")
-            let session = try #require(cookie.split(separator: ";").first.map(String.init))
-            let signedIn = try await ConsoleHTTP.get(console.base + "/", cookie: session)
-            #expect(signedIn.status == 200 && signedIn.body.contains("ana") && signedIn.body.contains("operator"))
-            #expect(signedIn.headers["content-security-policy"]?.contains("script-src 'self'") == true)
-            // Signing out ends the session on the server, not only in the browser.
-            _ = try await ConsoleHTTP.post(console.base + "/sign-out", form: [], cookie: session, headers: ["Origin": console.base])
-            #expect(try await ConsoleHTTP.get(console.base + "/", cookie: session).status == 303)
+            try await ConsoleProcess.with(db.url, usersFile: users) { console in
+                let page = try await ConsoleHTTP.get(console.base + "/dead-letters?category=MESSAGE")
+                #expect(page.status == 303 && page.headers["location"]?.hasPrefix("/sign-in?next=") == true)
+                let wrong = try await Self.signIn(console, name: "ana", password: "not the password")
+                #expect(wrong.status == 401 && wrong.headers["set-cookie"] == nil)
+                let right = try await Self.signIn(console, name: "ana", password: ConsoleProcess.password)
+                let cookie = try #require(right.headers["set-cookie"])
+                #expect(right.status == 303 && cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.contains("Expires="), "\(cookie)")
+                #expect(!cookie.contains("Secure"), "no TLS here")
+                let session = try #require(cookie.split(separator: ";").first.map(String.init))
+                let signedIn = try await ConsoleHTTP.get(console.base + "/", cookie: session)
+                #expect(signedIn.status == 200 && signedIn.body.contains("ana") && signedIn.body.contains("operator"))
+                #expect(signedIn.headers["content-security-policy"]?.contains("script-src 'self'") == true)
+                // Signing out ends the session on the server, not only in the browser.
+                _ = try await ConsoleHTTP.post(console.base + "/sign-out", form: [], cookie: session, headers: ["Origin": console.base])
+                #expect(try await ConsoleHTTP.get(console.base + "/", cookie: session).status == 303)
+            }
         }
     }
 
@@ -84,38 +84,38 @@ struct ConsoleCommandTests {
         try await TestDatabase.with { db in
             try await ConsoleFixtures.deadLetters(db, count: 2)
             let users = try await ConsoleProcess.makeUsersFile([("ana", "operator"), ("bo", "viewer")])
-            let console = try await ConsoleProcess.start(db.url, usersFile: users)
-            defer { Task { try? await console.stop() } }
-            let viewer = try #require(try await Self.session(console, name: "bo"))
-            let position = try await db.scalar("SELECT min(position) FROM actiond.outcomes WHERE outcome = 'dead'", as: Int64.self)
-            let sameSite = ["Origin": console.base, "Sec-Fetch-Site": "same-origin"]
-            for (path, form) in [("/dead-letters/retry", [("scope", "selected"), ("position", "\(position)"), ("confirmed", "yes")]),
-                                 ("/dead-letters/discard", [("scope", "matching"), ("confirmed", "yes")]),
-                                 ("/pauses/pause", [("scope", "everyone")]), ("/pauses/resume", [("scope", "everyone")])] {
-                let answer = try await ConsoleHTTP.post(console.base + path, form: form, cookie: viewer, headers: sameSite)
-                #expect(answer.status == 403, "\(path): \(answer.status)")
+            try await ConsoleProcess.with(db.url, usersFile: users) { console in
+                let viewer = try #require(try await Self.session(console, name: "bo"))
+                let position = try await db.scalar("SELECT min(position) FROM actiond.outcomes WHERE outcome = 'dead'", as: Int64.self)
+                let sameSite = ["Origin": console.base, "Sec-Fetch-Site": "same-origin"]
+                for (path, form) in [("/dead-letters/retry", [("scope", "selected"), ("position", "\(position)"), ("confirmed", "yes")]),
+                                     ("/dead-letters/discard", [("scope", "matching"), ("confirmed", "yes")]),
+                                     ("/pauses/pause", [("scope", "everyone")]), ("/pauses/resume", [("scope", "everyone")])] {
+                    let answer = try await ConsoleHTTP.post(console.base + path, form: form, cookie: viewer, headers: sameSite)
+                    #expect(answer.status == 403, "\(path): \(answer.status)")
+                }
+                let operatorSession = try #require(try await Self.session(console, name: "ana"))
+                for headers in [["Origin": "http://evil.example", "Sec-Fetch-Site": "cross-site"], ["Sec-Fetch-Site": "cross-site"],
+                                ["Origin": "http://evil.example"], [:]] {
+                    let answer = try await ConsoleHTTP.post(console.base + "/pauses/pause", form: [("scope", "everyone")],
+                                                            cookie: operatorSession, headers: headers)
+                    #expect(answer.status == 403, "\(headers): \(answer.status)")
+                }
+                // Nothing changed on any GET either: every page read, then the state compared.
+                for path in ["/", "/outcomes", "/dead-letters", "/dead-letters/\(position)", "/person?q=ana", "/categories", "/pauses", "/audit",
+                             "/dead-letters/retry", "/pauses/pause"] {
+                    let answer = try await ConsoleHTTP.get(console.base + path, cookie: operatorSession)
+                    #expect([200, 404, 405].contains(answer.status), "\(path): \(answer.status)")
+                }
+                #expect(try await db.scalar("SELECT count(*) FROM actiond.outcomes WHERE outcome = 'dead' AND discarded_at IS NULL", as: Int.self) == 2)
+                #expect(try await db.scalar("SELECT count(*) FROM actiond.pauses", as: Int.self) == 0)
+                #expect(try await db.scalar("SELECT count(*) FROM actiond.console_audit", as: Int.self) == 0)
+                // The operator, from the console's own page, may.
+                let paused = try await ConsoleHTTP.post(console.base + "/pauses/pause", form: [("scope", "everyone")], cookie: operatorSession, headers: sameSite)
+                #expect(paused.status == 303)
+                #expect(try await db.scalar("SELECT count(*) FROM actiond.pauses", as: Int.self) == 1)
+                #expect(try await db.scalar("SELECT person || ' ' || action || ' ' || target FROM actiond.console_audit", as: String.self) == "ana pause everyone")
             }
-            let operatorSession = try #require(try await Self.session(console, name: "ana"))
-            for headers in [["Origin": "http://evil.example", "Sec-Fetch-Site": "cross-site"], ["Sec-Fetch-Site": "cross-site"],
-                            ["Origin": "http://evil.example"], [:]] {
-                let answer = try await ConsoleHTTP.post(console.base + "/pauses/pause", form: [("scope", "everyone")],
-                                                        cookie: operatorSession, headers: headers)
-                #expect(answer.status == 403, "\(headers): \(answer.status)")
-            }
-            // Nothing changed on any GET either: every page read, then the state compared.
-            for path in ["/", "/outcomes", "/dead-letters", "/dead-letters/\(position)", "/person?q=ana", "/categories", "/pauses", "/audit",
-                         "/dead-letters/retry", "/pauses/pause"] {
-                let answer = try await ConsoleHTTP.get(console.base + path, cookie: operatorSession)
-                #expect([200, 404, 405].contains(answer.status), "\(path): \(answer.status)")
-            }
-            #expect(try await db.scalar("SELECT count(*) FROM actiond.outcomes WHERE outcome = 'dead' AND discarded_at IS NULL", as: Int.self) == 2)
-            #expect(try await db.scalar("SELECT count(*) FROM actiond.pauses", as: Int.self) == 0)
-            #expect(try await db.scalar("SELECT count(*) FROM actiond.console_audit", as: Int.self) == 0)
-            // The operator, from the console's own page, may.
-            let paused = try await ConsoleHTTP.post(console.base + "/pauses/pause", form: [("scope", "everyone")], cookie: operatorSession, headers: sameSite)
-            #expect(paused.status == 303)
-            #expect(try await db.scalar("SELECT count(*) FROM actiond.pauses", as: Int.self) == 1)
-            #expect(try await db.scalar("SELECT person || ' ' || action || ' ' || target FROM actiond.console_audit", as: String.self) == "ana pause everyone")
         }
     }
 

@@ -34,6 +34,20 @@ struct ConsoleProcess {
         return ConsoleProcess(running: running, base: "http://127.0.0.1:\(port)")
     }
 
+    /// Runs `body` with a console over `database`, and stops it (SIGTERM, then waits for it)
+    /// whatever `body` does: no console outlives its test.
+    static func with(_ database: DatabaseURL, usersFile: String?, arguments: [String] = [],
+                     _ body: (ConsoleProcess) async throws -> Void) async throws {
+        let console = try await start(database, usersFile: usersFile, arguments: arguments)
+        do {
+            try await body(console)
+        } catch {
+            _ = try? await console.stop()
+            throw error
+        }
+        try await console.stop()
+    }
+
     /// Stops it (SIGTERM) and returns what it logged.
     @discardableResult
     func stop() async throws -> ActiondProcess.Result {
