@@ -44,21 +44,13 @@ struct DeadLettersPage: Sendable {
         let filterProblem: String?
     }
 
+    /// One dead letter: the list's row, and what only the detail shows.
     struct DetailModel: Sendable {
         let layout: PageLayout
-        let position: String
-        let eventID: String
-        let type: String
-        let userID: String
-        let userLink: String
-        let category: String
-        let action: String
+        let letter: Row
         let requestID: String
         let occurredAt: String
         let submittedAt: String
-        let attempts: String
-        let lastError: String
-        let failedAt: String
         let discarded: Bool
     }
 
@@ -141,15 +133,11 @@ struct DeadLettersPage: Sendable {
                 layout: PageLayout(title: "Not a dead letter", current: "/dead-letters", context: context),
                 message: "Position \(position) is not a dead letter (it may have been retried or discarded).")), status: .notFound)
         }
-        let user = record.string("user_id") ?? ""
         let model = DetailModel(
             layout: PageLayout(title: "Dead letter \(position)", current: "/dead-letters", context: context),
-            position: String(position), eventID: record.string("event_id") ?? "", type: record.string("type") ?? "",
-            userID: user, userLink: "/person" + Query.string([("q", user)]), category: record.string("category") ?? "",
-            action: record.string("action") ?? "", requestID: record.string("request_id") ?? "",
+            letter: DeadLettersPage.row(record), requestID: record.string("request_id") ?? "",
             occurredAt: Show.time(record.date("occurred_at")), submittedAt: Show.time(record.date("submitted_at")),
-            attempts: record.string("attempts") ?? "", lastError: record.string("last_error") ?? "",
-            failedAt: Show.time(record.date("failed_at")), discarded: record.bool("discarded") ?? false)
+            discarded: record.bool("discarded") ?? false)
         return ConsoleResponses.html(templates.render("dead-letter", model))
     }
 

@@ -1,3 +1,4 @@
+import ActiondDomain
 import Foundation
 
 /// One row of a console query, read as the JSON object PostgreSQL makes of it (`to_jsonb`):
@@ -5,52 +6,34 @@ import Foundation
 /// The console's rows are few and small; reading them by name keeps each page's model
 /// independent of column order and of the exact types a view chooses.
 package struct ConsoleRecord: Sendable {
-    package enum Value: Sendable, Equatable {
-        case text(String)
-        case number(Double)
-        case bool(Bool)
-        case json(String)
-        case null
-    }
+    package let values: [String: JSONValue]
 
-    package let values: [String: Value]
-
-    package init(values: [String: Value]) { self.values = values }
+    package init(values: [String: JSONValue]) { self.values = values }
 
     /// Parses one `to_jsonb(row)::text`.
     package init(json: String) throws {
-        guard let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else {
+        guard let object = try JSONDecoder().decode(JSONValue.self, from: Data(json.utf8)).objectValue else {
             throw ConsoleQueryError.malformedRow
         }
-        var values: [String: Value] = [:]
-        for (key, value) in object {
-            switch value {
-            case let number as NSNumber where CFGetTypeIDIsBool(number): values[key] = .bool(number.boolValue)
-            case let number as NSNumber: values[key] = .number(number.doubleValue)
-            case let string as String: values[key] = .text(string)
-            case is NSNull: values[key] = .null
-            default:
-                let data = try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys])
-                values[key] = .json(String(decoding: data, as: UTF8.self))
-            }
-        }
-        self.values = values
+        self.values = object
     }
 
     package func string(_ key: String) -> String? {
         switch values[key] {
-        case .text(let text): text
-        case .number(let number): number.rounded() == number ? String(Int64(number)) : String(number)
+        case .string(let text): text
+        case .number(let number): number.rounded() == number && abs(number) < 9.0e15 ? String(Int64(number)) : String(number)
         case .bool(let flag): String(flag)
-        case .json(let json): json
         case .null, nil: nil
+        case .some(let nested):
+            // An array or object column, as compact JSON text.
+            (try? JSONEncoder().encode(nested)).map { String(decoding: $0, as: UTF8.self) }
         }
     }
 
     package func int(_ key: String) -> Int64? {
         switch values[key] {
-        case .number(let number): Int64(exactly: number.rounded()) ?? nil
-        case .text(let text): Int64(text)
+        case .number(let number): Int64(exactly: number.rounded())
+        case .string(let text): Int64(text)
         default: nil
         }
     }
@@ -58,7 +41,7 @@ package struct ConsoleRecord: Sendable {
     package func double(_ key: String) -> Double? {
         switch values[key] {
         case .number(let number): number
-        case .text(let text): Double(text)
+        case .string(let text): Double(text)
         default: nil
         }
     }
@@ -76,9 +59,7 @@ package struct ConsoleRecord: Sendable {
 
     /// A text[] column.
     package func strings(_ key: String) -> [String] {
-        guard case .json(let json) = values[key],
-              let array = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [Any] else { return [] }
-        return array.compactMap { $0 as? String }
+        values[key]?.arrayValue?.compactMap(\.stringValue) ?? []
     }
 
     private static func parseTimestamp(_ raw: String) -> Date? {
@@ -92,12 +73,6 @@ package struct ConsoleRecord: Sendable {
         let whole = Date.ISO8601FormatStyle()
         return (try? withFraction.parse(text)) ?? (try? whole.parse(text))
     }
-}
-
-/// Whether an NSNumber from JSONSerialization is a JSON boolean.
-private func CFGetTypeIDIsBool(_ number: NSNumber) -> Bool {
-    // On Linux, JSONSerialization makes booleans as NSNumber(value: Bool), whose objCType is "c".
-    String(cString: number.objCType) == "c" && (number == NSNumber(value: true) || number == NSNumber(value: false))
 }
 
 package enum ConsoleQueryError: Error, CustomStringConvertible {

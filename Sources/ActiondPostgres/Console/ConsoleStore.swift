@@ -25,29 +25,23 @@ package struct ConsoleStore: Sendable {
 
     /// The rows of `query` (which must select one `to_jsonb` column), run as `role`.
     package func records(_ query: PostgresQuery, as role: Role) async throws -> [ConsoleRecord] {
+        try await rows(query, as: role).map { try ConsoleRecord(json: try $0.decode(String.self)) }
+    }
+
+    /// One value (the first column of the first row) of `query`, run as `role`.
+    package func value<Value: PostgresDecodable & Sendable>(_ query: PostgresQuery, as role: Role, of type: Value.Type) async throws -> Value?
+    where Value._DecodableType == Value {
+        try await rows(query, as: role).first?.decode(Value?.self) ?? nil
+    }
+
+    /// The rows of `query`, in a transaction of its own confined to `role` (`SET LOCAL ROLE`).
+    /// Every console query returns one page or one value: collecting them is bounded.
+    private func rows(_ query: PostgresQuery, as role: Role) async throws -> [PostgresRow] {
         try await client.withConnection { connection in
             try await connection.transaction(logger: logger) { connection in
                 // The role's name is one of two constants, never input.
                 try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL ROLE \(role.rawValue)"), logger: logger)
-                var records: [ConsoleRecord] = []
-                for try await json in try await connection.query(query, logger: logger).decode(String.self) {
-                    records.append(try ConsoleRecord(json: json))
-                }
-                return records
-            }
-        }
-    }
-
-    /// One value (the first column of the first row) of `query`, run as `role`.
-    package func value<Value: PostgresDecodable & Sendable>(_ query: PostgresQuery, as role: Role, of type: Value.Type) async throws -> Value? where Value._DecodableType == Value {
-        try await client.withConnection { connection in
-            try await connection.transaction(logger: logger) { connection in
-                try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL ROLE \(role.rawValue)"), logger: logger)
-                var result: Value?
-                for try await value in try await connection.query(query, logger: logger).decode(Value?.self) where result == nil {
-                    result = value
-                }
-                return result
+                return try await connection.query(query, logger: logger).collect()
             }
         }
     }
