@@ -30,6 +30,9 @@ returns table ("position" bigint, user_id text, attempts integer, id text, type 
 language plpgsql volatile
 -- Runs as its owner (SECURITY.md): callers are granted EXECUTE on it, not the tables.
 security definer set search_path = actiond, pg_temp
+-- Plans its statements once per session (plan_cache_mode), not on every call: see
+-- docs/performance.md, "Planned once per session".
+set plan_cache_mode = force_generic_plan
 as $$
 declare
     claimed text[];

@@ -38,6 +38,10 @@ returns bigint
 language plpgsql volatile
 -- Runs as its owner (SECURITY.md): callers are granted EXECUTE on it, not the tables.
 security definer set search_path = actiond, pg_temp
+-- Plans its statements once per session (plan_cache_mode), not on every call, and so do the
+-- functions it calls (advance_claimed_users, count_decided): see docs/performance.md,
+-- "Planned once per session".
+set plan_cache_mode = force_generic_plan
 as $$
 declare
     users constant text[] := array(select c.value from jsonb_array_elements_text(batch -> 'claimed') c);
@@ -104,7 +108,10 @@ begin
             select o.user_id, o.position, o.category, o.action, o.outcome as old_outcome, o.reason as old_reason,
                    r.outcome, r.reason
             from jsonb_to_recordset(batch -> 'revised') as r(id text, "user" text, outcome text, reason text)
-            join actiond.event_ids ei on ei.user_id = r."user" and ei.id = r.id
+            -- One probe of the idempotency key per revision: joined plainly, the planner's
+            -- generic plan hashed the whole of event_ids (a cost that grew with the log).
+            cross join lateral (select ei.user_id, ei.position from actiond.event_ids ei
+                                where ei.user_id = r."user" and ei.id = r.id limit 1) ei
             join actiond.events e on e.user_id = ei.user_id and e.position = ei.position
             join actiond.outcomes o on o.user_id = ei.user_id and o.position = ei.position
             where e.type = 'notification.response'

@@ -7,6 +7,9 @@ returns table (kind text, user_id text, version integer, kek_id text, wrapped by
 language plpgsql stable
 -- Runs as its owner (SECURITY.md): callers are granted EXECUTE on it, not the tables.
 security definer set search_path = actiond, pg_temp
+-- Plans its statements once per session (plan_cache_mode), not on every call: see
+-- docs/performance.md, "Planned once per session".
+set plan_cache_mode = force_generic_plan
 as $$
 #variable_conflict use_column
 begin
