@@ -40,16 +40,17 @@ begin
     -- batch's own users' responses, so that the batch stays on its one shard group).
     -- (From waiting_users, where the claimed users' rows are locked, not from unnest(users):
     -- Citus pushes a correlated subquery down only between co-located tables. Whether a user
-    -- has events after its mark is a scalar subquery, one probe of the log's key per user:
-    -- as NOT EXISTS the planner could hash the user's whole log, or the log, instead.)
+    -- has events after its mark is one probe of the log's key per user: OFFSET 0 keeps the
+    -- NOT EXISTS a subplan, which the planner would otherwise make a join that could hash
+    -- the whole log.)
     emptied := array(
         select u.user_id
         from actiond.waiting_users u
         left join unnest(marked_users, marks) as m(user_id, mark) on m.user_id = u.user_id
         where u.user_id = any(users)
           and not exists (select 1 from actiond.requeued_events q where q.user_id = u.user_id)
-          and (select e.position from actiond.events e
-               where e.user_id = u.user_id and e.position > greatest(u.mark, m.mark) limit 1) is null);
+          and not exists (select 1 from actiond.events e
+                          where e.user_id = u.user_id and e.position > greatest(u.mark, m.mark) offset 0));
     perform actiond.lock_users(emptied);
 
     if cardinality(held_positions) > 0 then
@@ -62,8 +63,8 @@ begin
            left join unnest(marked_users, marks) as m(user_id, mark) on m.user_id = c.user_id) e
     where u.user_id = any(emptied) and u.user_id = e.user_id
       and not exists (select 1 from actiond.requeued_events q where q.user_id = u.user_id)
-      and (select ev.position from actiond.events ev
-           where ev.user_id = u.user_id and ev.position > greatest(u.mark, e.mark) limit 1) is null;
+      and not exists (select 1 from actiond.events ev
+                      where ev.user_id = u.user_id and ev.position > greatest(u.mark, e.mark) offset 0);
 
     -- Last, the rows of the users with events left: their marks, and their turns. Written
     -- only now, after the order locks above: a producer adding an event for one of these
