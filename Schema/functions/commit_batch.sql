@@ -38,10 +38,10 @@ returns bigint
 language plpgsql volatile
 -- Runs as its owner (SECURITY.md): callers are granted EXECUTE on it, not the tables.
 security definer set search_path = actiond, pg_temp
--- Plans its statements once per session (plan_cache_mode), not on every call, and so do the
--- functions it calls (advance_claimed_users, count_decided): see docs/performance.md,
--- "Planned once per session".
-set plan_cache_mode = force_generic_plan
+-- Plans its statements once per session (plan_cache_mode), not on every call, and by key
+-- even when its tables were empty at planning (enable_seqscan); so do the functions it calls
+-- (advance_claimed_users, count_decided): see docs/performance.md, "Planned once per session".
+set plan_cache_mode = force_generic_plan set enable_seqscan = off
 as $$
 declare
     users constant text[] := array(select c.value from jsonb_array_elements_text(batch -> 'claimed') c);

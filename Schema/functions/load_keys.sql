@@ -2,14 +2,17 @@
 -- needs to seal and open their protected text, read in the batch's transaction, so a forget
 -- committed before it is always seen (a worker checks the fence before it seals or opens).
 -- kind 'key': one row per wrapping; kind 'fence': version is the last destroyed version.
+-- Volatile: claim_batch calls it within the claim's statement, and its reads must still start
+-- after the claim's (a stable function would read with the statement's older snapshot).
 create function actiond.load_keys(users text[])
 returns table (kind text, user_id text, version integer, kek_id text, wrapped bytea, new_key_allowed boolean)
-language plpgsql stable
+language plpgsql volatile
 -- Runs as its owner (SECURITY.md): callers are granted EXECUTE on it, not the tables.
 security definer set search_path = actiond, pg_temp
--- Plans its statements once per session (plan_cache_mode), not on every call: see
--- docs/performance.md, "Planned once per session".
-set plan_cache_mode = force_generic_plan
+-- Plans its statements once per session (plan_cache_mode), not on every call, and by key
+-- even when its tables were empty at planning (enable_seqscan): see docs/performance.md,
+-- "Planned once per session".
+set plan_cache_mode = force_generic_plan set enable_seqscan = off
 as $$
 #variable_conflict use_column
 begin

@@ -9,9 +9,10 @@ returns table (kind text, stream_id text, user_id text, state text, last_positio
 language plpgsql volatile
 -- Runs as its owner (SECURITY.md): callers are granted EXECUTE on it, not the tables.
 security definer set search_path = actiond, pg_temp
--- Plans its statements once per session (plan_cache_mode), not on every call: see
--- docs/performance.md, "Planned once per session".
-set plan_cache_mode = force_generic_plan
+-- Plans its statements once per session (plan_cache_mode), not on every call, and by key
+-- even when its tables were empty at planning (enable_seqscan): see docs/performance.md,
+-- "Planned once per session".
+set plan_cache_mode = force_generic_plan set enable_seqscan = off
 as $$
 begin
     if cardinality(lock_kinds) > 0 then

@@ -3,7 +3,7 @@
 -- to their shard group.
 create function actiond.load_keys(users text[])
 returns table (kind text, user_id text, version integer, kek_id text, wrapped bytea, new_key_allowed boolean)
-language plpgsql stable
+language plpgsql volatile
 -- Runs as its owner (SECURITY.md): callers are granted EXECUTE on it, not the tables.
 security definer set search_path = actiond, pg_temp
 as $$

@@ -1,4 +1,5 @@
 import ActiondDomain
+import ActiondSealing
 import Foundation
 import Logging
 import PostgresNIO
@@ -6,33 +7,57 @@ import PostgresNIO
 /// The queue side of the schema (Schema/functions: claim, retry_dead, discard_dead): claiming batches,
 /// dead letters, and the figures workers report.
 package enum WorkQueue {
-    /// A claimed batch: events in position order, and the category version current at claim.
+    /// A claimed batch: events in position order, the category version current at claim, and
+    /// the claimed users' wrapped data keys and fences, read after the claim in its round trip.
     package struct Claim: Sendable {
         package var events: [LoggedEvent]
         package var categoryVersion: Int?
         /// The database's clock at the claim: what hold windows are measured on.
         package var databaseNow: Date?
+        package var keys: [StoredDataKey] = []
+        package var fences: [ForgottenUser] = []
     }
 
     /// Locks up to `maxUsers` users in this transaction and returns about `maxEvents` of
-    /// their oldest pending events, in position order. With `onlyUser`, that user or none.
+    /// their oldest pending events, in position order, with those users' keys and fences
+    /// (claim_batch: one round trip). With `onlyUser`, that user or none.
     package static func claim(maxUsers: Int, maxEvents: Int, onlyUser: String? = nil,
                               on connection: PostgresConnection, logger: Logger) async throws -> Claim {
         let rows = try await connection.query("""
-            SELECT position, user_id, attempts, id, type, occurred_at, data, submitted_at, category_version, database_now
-            FROM actiond.claim(\(maxUsers), \(maxEvents), \(onlyUser))
+            SELECT kind, position, user_id, attempts, id, type, occurred_at, data, submitted_at, category_version, database_now,
+                   key_version, kek_id, wrapped, new_key_allowed
+            FROM actiond.claim_batch(\(maxUsers), \(maxEvents), \(onlyUser))
             """, logger: logger)
         var claim = Claim(events: [], categoryVersion: nil, databaseNow: nil)
-        for try await (position, userID, attempts, id, type, occurredAt, data, submittedAt, version, now)
-            in rows.decode((Int64, String, Int, String, String, Date, String, Date, Int?, Date).self) {
-            // The log's check constraint admits only the types this build knows; one it does
-            // not (a newer build's) is an error naming it, never another type.
-            claim.events.append(LoggedEvent(position: position, id: id, type: try UnknownEventType.check(type, position: position), userID: userID, occurredAt: occurredAt,
-                                            data: data, submittedAt: submittedAt, failedAttempts: attempts))
-            claim.categoryVersion = version
-            claim.databaseNow = now
+        for try await row in rows {
+            let (kind, position, userID, attempts, id, type, occurredAt, data, submittedAt, version, now, keyVersion, kek, wrapped, allowed)
+                = try row.decode((String, Int64?, String, Int?, String?, String?, Date?, String?, Date?, Int?, Date?, Int?, String?, ByteBuffer?, Bool?).self)
+            switch kind {
+            case "event":
+                guard let position, let attempts, let id, let type, let occurredAt, let data, let submittedAt, let now else {
+                    throw ClaimRowIncomplete(position: position)
+                }
+                // The log's check constraint admits only the types this build knows; one it does
+                // not (a newer build's) is an error naming it, never another type.
+                claim.events.append(LoggedEvent(position: position, id: id, type: try UnknownEventType.check(type, position: position), userID: userID,
+                                                occurredAt: occurredAt, data: data, submittedAt: submittedAt, failedAttempts: attempts))
+                claim.categoryVersion = version
+                claim.databaseNow = now
+            case "fence":
+                claim.fences.append(ForgottenUser(userID: userID, throughVersion: keyVersion ?? 0, newKeyAllowed: allowed ?? false))
+            default:
+                if let keyVersion, let kek, let wrapped {
+                    claim.keys.append(StoredDataKey(userID: userID, version: keyVersion, kekID: kek, wrapped: Data(wrapped.readableBytesView)))
+                }
+            }
         }
         return claim
+    }
+
+    /// A claimed event's row without a column the log never leaves empty.
+    package struct ClaimRowIncomplete: Error, CustomStringConvertible {
+        package var position: Int64?
+        package var description: String { "claim_batch returned an event row with an empty column (position \(position.map(String.init) ?? "none"))" }
     }
 
     /// An event of a type this build does not know, read from the log.

@@ -74,7 +74,7 @@ struct BatchProcessor: Sendable {
                     // clear text.
                     var newKeys: [StoredDataKey] = []
                     var rewrites: [EventProtection.Rewrite] = []
-                    if let protected = try? await protect([current], categoryVersion: claim.categoryVersion, on: connection) {
+                    if let protected = try? await protect([current], claim: claim, on: connection) {
                         newKeys = protected.keys
                         rewrites = protected.rewrites
                     } else if ProtectedFields.mayHold(current.data, type: current.type), !current.data.contains("\"aead") {
@@ -114,9 +114,9 @@ struct BatchProcessor: Sendable {
         let clock = ContinuousClock()
 
         let registry = try await categories.registry(version: claim.categoryVersion, on: connection, logger: logger)
-        // The users' keys and fences, read in this transaction: their protected text opened
-        // for the handlers, and its at-rest form for the log.
-        let sealer = try await batchSealer(for: events, on: connection)
+        // The users' keys and fences, read with the claim in this transaction: their protected
+        // text opened for the handlers, and its at-rest form for the log.
+        let sealer = try await batchSealer(for: events, claim: claim, on: connection)
         let prepared = EventProtection.prepareEach(events, router: router, categories: registry, sealer: sealer, sealing: keys.sealing)
         let events = prepared.events
         var failures = prepared.failures
@@ -172,12 +172,9 @@ struct BatchProcessor: Sendable {
         return Claimed(events: events.count, full: Self.mayHaveMore(events, users: claimedUsers.count, configuration: configuration))
     }
 
-    /// The sealer of a batch: its users' wrapped keys and fences, read in the batch's
-    /// transaction (a forget committed before it is seen), unwrapped through the cache.
-    private func batchSealer(for events: [LoggedEvent], on connection: PostgresConnection) async throws -> BatchSealer {
-        var seen: Set<ExactString> = []
-        let users = events.map(\.userID).filter { seen.insert(ExactString($0)).inserted }
-        let stored = try await KeyStore.load(users: users, on: connection, logger: logger)
+    /// The sealer of a batch: its users' wrapped keys and fences, read with the claim in the
+    /// batch's transaction (a forget committed before it is seen), unwrapped through the cache.
+    private func batchSealer(for events: [LoggedEvent], claim: WorkQueue.Claim, on connection: PostgresConnection) async throws -> BatchSealer {
         // Text sealed to an intake key this process does not hold: the key file is read again
         // (a rolling rotation adds the newer intake keys to it); one still missing but
         // published is another worker's, and its events are retried rather than rejected.
@@ -186,14 +183,14 @@ struct BatchProcessor: Sendable {
         if !missing.isEmpty, let published = try await KeyStore.publishedIntakeKeyID(on: connection, logger: logger), missing.contains(published) {
             heldElsewhere = [published]
         }
-        return try await keys.sealer(keys: stored.keys, fences: stored.fences, heldElsewhere: heldElsewhere)
+        return try await keys.sealer(keys: claim.keys, fences: claim.fences, heldElsewhere: heldElsewhere)
     }
 
     /// Protects `events` alone (a failed event's own transaction): the keys made and the rewrites.
-    private func protect(_ events: [LoggedEvent], categoryVersion: Int?,
+    private func protect(_ events: [LoggedEvent], claim: WorkQueue.Claim,
                          on connection: PostgresConnection) async throws -> (keys: [StoredDataKey], rewrites: [EventProtection.Rewrite]) {
-        let sealer = try await batchSealer(for: events, on: connection)
-        let registry = try await categories.registry(version: categoryVersion, on: connection, logger: logger)
+        let sealer = try await batchSealer(for: events, claim: claim, on: connection)
+        let registry = try await categories.registry(version: claim.categoryVersion, on: connection, logger: logger)
         let prepared = try EventProtection.prepare(events, router: router, categories: registry, sealer: sealer, sealing: keys.sealing)
         return (try await keys.wrapCreated(by: sealer), prepared.rewrites)
     }
