@@ -15,14 +15,12 @@ package enum ProjectionStore {
                              on connection: PostgresConnection, logger: Logger) async throws {
         let missing = keys.filter { !state.isLoaded($0) }
         guard !missing.isEmpty || !locking.isEmpty else { return }
-        let rows = try await connection.query("""
-            SELECT kind, stream_id, user_id, state, last_position, written_by
-            FROM actiond.load_streams(\(locking.map(\.kind)), \(locking.map(\.id)),
-                                      \(missing.map(\.kind)), \(missing.map(\.id)), \(missing.map(\.userID)))
-            """, logger: logger)
+        let rows = try await connection.execute(LoadStreamsStatement(lockKinds: locking.map(\.kind), lockIDs: locking.map(\.id),
+                                                                 kinds: missing.map(\.kind), ids: missing.map(\.id), users: missing.map(\.userID)),
+                                                logger: logger)
         var found: [StreamKey: StreamState] = [:]
         var unreadable: [StreamKey: String] = [:]
-        for try await (kind, id, user, document, position, writer) in rows.decode((String, String, String, String, Int64, Int64).self) {
+        for try await (kind, id, user, document, position, writer) in rows {
             let key = StreamKey(kind, id, user: user)
             let version = StateCache.Version(position: position, transaction: writer)
             if let cached = cache?.state(key, version: version) {

@@ -183,7 +183,8 @@ package struct BatchWrite: Sendable {
     /// transaction's id, the `xmin` of the rows written (see `StateCache`).
     @discardableResult
     package func commit(on connection: PostgresConnection, logger: Logger) async throws -> Int64 {
-        let rows = try await connection.query("SELECT actiond.commit_batch(\(document)::jsonb)", logger: logger).collect()
-        return try rows.first?.decode(Int64.self) ?? 0
+        var transaction: Int64 = 0
+        for try await id in try await connection.execute(CommitBatchStatement(document: document), logger: logger) { transaction = id }
+        return transaction
     }
 }

@@ -23,15 +23,10 @@ package enum WorkQueue {
     /// (claim_batch: one round trip). With `onlyUser`, that user or none.
     package static func claim(maxUsers: Int, maxEvents: Int, onlyUser: String? = nil,
                               on connection: PostgresConnection, logger: Logger) async throws -> Claim {
-        let rows = try await connection.query("""
-            SELECT kind, position, user_id, attempts, id, type, occurred_at, data, submitted_at, category_version, database_now,
-                   key_version, kek_id, wrapped, new_key_allowed
-            FROM actiond.claim_batch(\(maxUsers), \(maxEvents), \(onlyUser))
-            """, logger: logger)
+        let rows = try await connection.execute(ClaimBatchStatement(maxUsers: Int64(maxUsers), maxEvents: Int64(maxEvents), onlyUser: onlyUser),
+                                                logger: logger)
         var claim = Claim(events: [], categoryVersion: nil, databaseNow: nil)
-        for try await row in rows {
-            let (kind, position, userID, attempts, id, type, occurredAt, data, submittedAt, version, now, keyVersion, kek, wrapped, allowed)
-                = try row.decode((String, Int64?, String, Int?, String?, String?, Date?, String?, Date?, Int?, Date?, Int?, String?, ByteBuffer?, Bool?).self)
+        for try await (kind, position, userID, attempts, id, type, occurredAt, data, submittedAt, version, now, keyVersion, kek, wrapped, allowed) in rows {
             switch kind {
             case "event":
                 guard let position, let attempts, let id, let type, let occurredAt, let data, let submittedAt, let now else {
