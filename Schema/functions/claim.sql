@@ -5,7 +5,8 @@
 -- knows whether its copy of the registry is still current, and the database's clock, which
 -- hold windows are measured on (submitted_at is the database's clock too).
 --
--- A worker transaction is: BEGIN; claim(); load_streams(); commit_batch(); COMMIT.
+-- A worker transaction is: BEGIN; claim_batch() (this, then load_keys); load_streams();
+-- commit_batch(); COMMIT.
 -- Everything commits together or not at all, so an event's effects and its outcome are
 -- recorded exactly once, whatever happens to the worker.
 --

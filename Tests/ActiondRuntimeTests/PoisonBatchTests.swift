@@ -94,6 +94,12 @@ struct PoisonBatchTests {
             #expect(deadID == "bad-1" || deadID == "bad-2")
             #expect(attempts == 3)
             #expect(error.contains(SQLState.raiseException.rawValue) && error.contains("timer rows of user bad are refused by policy"), "\(error)")
+            // Counted under its category, as every other outcome: in its outcome row and in the
+            // report counters alike (the console filters dead letters by it).
+            #expect(try await db.scalar("SELECT o.category FROM actiond.outcomes o WHERE o.outcome = 'dead'", as: String?.self) == "TIMER_EXPIRED")
+            #expect(try await db.scalar("""
+                SELECT coalesce(sum(events), 0)::int FROM actiond.report_outcomes WHERE outcome = 'dead' AND category = 'TIMER_EXPIRED'
+                """, as: Int.self) == 1)
             let after = try await db.outcomes()
             #expect(after["bad-3"] == "applied" && after["bad-4"] == "applied", "the user's later events went on")
             #expect(try await db.scalar("SELECT count(*) FROM actiond.pending_events", as: Int.self) == 0)
@@ -103,6 +109,8 @@ struct PoisonBatchTests {
             #expect(try await DeadLetters.retry(.all, on: db.client, logger: db.logger).count == 1)
             try await Self.drain(db)
             #expect(try await db.outcomes()[deadID] == "applied")
+            #expect(try await db.scalar("SELECT coalesce(sum(events), 0)::int FROM actiond.report_outcomes WHERE outcome = 'dead'", as: Int.self) == 0,
+                    "the retried dead letter left the counter it was counted in")
             let ledger = try await Ledger.read(db)
             #expect(ledger.isExact, "every event has exactly one outcome, applied once: \(ledger)")
             #expect(try await db.scalar("SELECT state -> 'report' ->> 'phase' FROM actiond.projections WHERE kind = 'timer' AND user_id = 'bad'",

@@ -43,7 +43,7 @@ struct BatchProcessor: Sendable {
     /// Claims and processes one batch; with `onlyUser`, that user's oldest event alone. An
     /// error after the claim is thrown as `Failed`.
     func processBatch(onlyUser: String? = nil) async throws -> Claimed {
-        try await client.withConnection { connection in
+        try await withConnection { connection in
             try await connection.failingWhenClosed {
                 try await connection.transaction(logger: logger) { connection in
                     try await process(onlyUser: onlyUser, on: connection)
@@ -58,7 +58,7 @@ struct BatchProcessor: Sendable {
     /// events go on. Returns which; nil when the event is no longer its user's oldest ready
     /// one (another worker got there first).
     func recordFailure(of event: LoggedEvent, error: String) async throws -> RetryPolicy.Decision? {
-        try await client.withConnection { connection in
+        try await withConnection { connection in
             try await connection.failingWhenClosed {
                 try await connection.transaction(logger: logger) { connection -> RetryPolicy.Decision? in
                     let claim = try await WorkQueue.claim(maxUsers: 1, maxEvents: 1, onlyUser: event.userID, on: connection, logger: logger)
@@ -68,7 +68,9 @@ struct BatchProcessor: Sendable {
                     let decision = configuration.retry.afterFailure(attempt: current.failedAttempts + 1)
                     switch decision {
                     case .retry(let delay): retries.append(BatchWrite.Retry(event: current, error: error, delay: delay))
-                    case .dead: finished.append(BatchWrite.Finished(event: current, outcome: .dead, error: error))
+                    case .dead:
+                        let label = try await outcomeLabel(for: current, categoryVersion: claim.categoryVersion, on: connection)
+                        finished.append(BatchWrite.Finished(event: current, outcome: .dead, error: error, label: label))
                     }
                     // Its protected text is sealed at rest here too: a dead letter keeps no
                     // clear text.
@@ -87,6 +89,22 @@ struct BatchProcessor: Sendable {
                         .commit(on: connection, logger: logger)
                     return decision
                 }
+            }
+        }
+    }
+
+    /// A pooled connection for one transaction, closed after a failure that is not about an
+    /// event's data, so that the pool opens a fresh one. Why: postgres-nio 1.33.2 keeps a
+    /// prepared statement's preparation error on its connection and fails every later
+    /// execution of it there with that error, so a worker statement (WorkerStatements) that
+    /// could not be prepared while the schema was away would fail on that connection for good.
+    private func withConnection<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+        try await client.withConnection { connection in
+            do {
+                return try await body(connection)
+            } catch {
+                if !DatabaseFailure.isAboutData((error as? Failed)?.underlying ?? error) { try? await connection.close() }
+                throw error
             }
         }
     }
@@ -193,6 +211,20 @@ struct BatchProcessor: Sendable {
         let registry = try await categories.registry(version: claim.categoryVersion, on: connection, logger: logger)
         let prepared = try EventProtection.prepare(events, router: router, categories: registry, sealer: sealer, sealing: keys.sealing)
         return (try await keys.wrapCreated(by: sealer), prepared.rewrites)
+    }
+
+    /// Where report_outcomes and the console count a dead `event` the database refused, as a
+    /// batch labels it: a notification's category, or for a response the category of the
+    /// notification it answers, read here. A value longer than submit admits (200 characters:
+    /// an event stored before the caps) gives way to the event's type or to no category, so
+    /// that the dead letter itself can be written (the counters' index refused the value).
+    private func outcomeLabel(for event: LoggedEvent, categoryVersion: Int?, on connection: PostgresConnection) async throws -> OutcomeLabel {
+        let registry = try await categories.registry(version: categoryVersion, on: connection, logger: logger)
+        var state = WorkingSet(categories: registry, sealer: UnsealedText())
+        try await ProjectionStore.loadRounds(for: [event], router: router, locking: [], into: &state, cache: states, on: connection, logger: logger)
+        let label = router.outcomeLabel(for: event, in: state)
+        return OutcomeLabel(category: label.category.flatMap { $0.count <= 200 ? $0 : nil },
+                            action: label.action.count <= 200 ? label.action : event.type.rawValue)
     }
 
     /// Whether a claim may have left ready events behind. claim() takes at most
