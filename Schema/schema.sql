@@ -801,7 +801,7 @@ CREATE INDEX outcomes_1_position_category_decided_at_idx ON actiond.outcomes_1 U
 
 -- Name: projections_user; Type: INDEX; Schema: actiond; Owner: -
 
-CREATE INDEX projections_user ON actiond.projections USING btree (user_id, kind, stream_id);
+CREATE INDEX projections_user ON actiond.projections USING btree (user_id, kind, stream_id) WHERE (user_id <> ''::text);
 
 -- Name: waiting_users_run_at; Type: INDEX; Schema: actiond; Owner: -
 
