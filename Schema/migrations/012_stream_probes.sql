@@ -8,6 +8,7 @@
 -- stream in the index too, either index finds the row in one probe; the console's person page
 -- still reads one user's range of it. Shared streams (the user '': meetings, notifications)
 -- are nobody's person page and stay out of it, which spares the index an entry for every
--- notification sent.
+-- notification sent (on Citus they are stored under keys of their own, shared_stream_key,
+-- and so are in it).
 drop index actiond.projections_user;
 create index projections_user on actiond.projections (user_id, kind, stream_id) where user_id <> '';

@@ -46,6 +46,8 @@ package enum WorkQueue {
                 }
             }
         }
+        // In position order, as claim returns them, whatever order claim_batch's union keeps.
+        claim.events.sort { $0.position < $1.position }
         return claim
     }
 

@@ -69,7 +69,9 @@ struct BatchProcessor: Sendable {
                     switch decision {
                     case .retry(let delay): retries.append(BatchWrite.Retry(event: current, error: error, delay: delay))
                     case .dead:
-                        let label = try await outcomeLabel(for: current, categoryVersion: claim.categoryVersion, on: connection)
+                        // Labelled as a batch would; should that fail, by its type alone: the
+                        // dead letter must be written whatever else fails.
+                        let label = try? await outcomeLabel(for: current, categoryVersion: claim.categoryVersion, on: connection)
                         finished.append(BatchWrite.Finished(event: current, outcome: .dead, error: error, label: label))
                     }
                     // Its protected text is sealed at rest here too: a dead letter keeps no
@@ -93,9 +95,10 @@ struct BatchProcessor: Sendable {
         }
     }
 
-    /// A pooled connection for one transaction, closed after a failure that is not about an
-    /// event's data, so that the pool opens a fresh one. Why: postgres-nio 1.33.2 keeps a
-    /// prepared statement's preparation error on its connection and fails every later
+    /// A pooled connection for one transaction, closed after a failure a statement's
+    /// preparation can meet (the schema or a privilege wrong, 42 and 3F; a cached plan whose
+    /// result changed, 0A; 26), so that the pool opens a fresh one. Why: postgres-nio 1.33.2
+    /// keeps a prepared statement's preparation error on its connection and fails every later
     /// execution of it there with that error, so a worker statement (WorkerStatements) that
     /// could not be prepared while the schema was away would fail on that connection for good.
     private func withConnection<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
@@ -103,7 +106,11 @@ struct BatchProcessor: Sendable {
             do {
                 return try await body(connection)
             } catch {
-                if !DatabaseFailure.isAboutData((error as? Failed)?.underlying ?? error) { try? await connection.close() }
+                let underlying = (error as? Failed)?.underlying ?? error
+                let errorClass = (underlying as? PSQLError)?.sqlState?.errorClass
+                if DatabaseFailure.isAboutSchemaOrPrivileges(underlying) || errorClass == "0A" || errorClass == "26" {
+                    try? await connection.close()
+                }
                 throw error
             }
         }
@@ -215,16 +222,18 @@ struct BatchProcessor: Sendable {
 
     /// Where report_outcomes and the console count a dead `event` the database refused, as a
     /// batch labels it: a notification's category, or for a response the category of the
-    /// notification it answers, read here. A value longer than submit admits (200 characters:
-    /// an event stored before the caps) gives way to the event's type or to no category, so
-    /// that the dead letter itself can be written (the counters' index refused the value).
+    /// notification it answers, read here. A value longer than submit admits (200 characters,
+    /// as PostgreSQL counts them, at most 800 bytes: an event stored before the caps) gives
+    /// way to the event's type or to no category, so that the dead letter itself can be
+    /// written (the counters' index refused the value).
     private func outcomeLabel(for event: LoggedEvent, categoryVersion: Int?, on connection: PostgresConnection) async throws -> OutcomeLabel {
         let registry = try await categories.registry(version: categoryVersion, on: connection, logger: logger)
         var state = WorkingSet(categories: registry, sealer: UnsealedText())
         try await ProjectionStore.loadRounds(for: [event], router: router, locking: [], into: &state, cache: states, on: connection, logger: logger)
         let label = router.outcomeLabel(for: event, in: state)
-        return OutcomeLabel(category: label.category.flatMap { $0.count <= 200 ? $0 : nil },
-                            action: label.action.count <= 200 ? label.action : event.type.rawValue)
+        func admitted(_ value: String) -> Bool { value.unicodeScalars.count <= 200 && value.utf8.count <= 800 }
+        return OutcomeLabel(category: label.category.flatMap { admitted($0) ? $0 : nil },
+                            action: admitted(label.action) ? label.action : event.type.rawValue)
     }
 
     /// Whether a claim may have left ready events behind. claim() takes at most
