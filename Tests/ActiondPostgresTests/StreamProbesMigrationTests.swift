@@ -1,6 +1,7 @@
 @testable import ActiondPostgres
 import ActiondTestSupport
 import Foundation
+import Logging
 import PostgresNIO
 import Testing
 
@@ -32,7 +33,8 @@ struct StreamProbesMigrationTests {
                 // No ANALYZE: the statistics lag behind the table, as a live one's do. With 011's
                 // index the same probes fetched 135,080 heap rows.
 
-                let (found, fetched) = try await Self.probe(db)
+                let (found, probed) = try await db.client.withConnection { try await Self.probe(on: $0, logger: db.logger) }
+                let fetched = probed.fetchedByIndex
                 // 12 meetings asked for, 10 of them exist, in each of 8 calls (past the 5
                 // custom plans, so the cached generic plan is measured too).
                 #expect(found == 80)
@@ -58,23 +60,22 @@ struct StreamProbesMigrationTests {
         }
     }
 
-    /// load_streams for 12 meetings (two of them unknown), 8 times, as one worker session
-    /// calls it batch after batch: the rows it returned, and the heap rows its index scans fetched.
-    static func probe(_ db: TestDatabase) async throws -> (found: Int, fetched: Int) {
-        try await db.client.withConnection { connection in
-            let (scans, found) = try await TableScans.during("projections", on: connection, logger: db.logger) {
-                var found = 0
-                for call in 0..<8 {
-                    let ids = (1...12).map { "m\(call * 300 + $0 * 7 + ($0 > 10 ? Self.meetings : 0))" }
-                    let rows = try await connection.query("""
-                        SELECT count(*)::int FROM actiond.load_streams('{}', '{}', \(Array(repeating: "meeting", count: 12)), \(ids),
-                                                                       \(Array(repeating: "", count: 12)))
-                        """, logger: db.logger)
-                    for try await count in rows.decode(Int.self) { found += count }
-                }
-                return found
+    /// load_streams for 12 of `meetings` shared meetings (two of them unknown), 8 times on one
+    /// connection, as one worker session calls it batch after batch: the rows it returned, and
+    /// how it read the projections.
+    static func probe(meetings: Int = Self.meetings, on connection: PostgresConnection, logger: Logger) async throws -> (found: Int, scans: TableScans) {
+        let (scans, found) = try await TableScans.during("projections", on: connection, logger: logger) {
+            var found = 0
+            for call in 0..<8 {
+                let ids = (1...12).map { "m\(call * 300 + $0 * 7 + ($0 > 10 ? meetings : 0))" }
+                let rows = try await connection.query("""
+                    SELECT count(*)::int FROM actiond.load_streams('{}', '{}', \(Array(repeating: "meeting", count: 12)), \(ids),
+                                                                   \(Array(repeating: "", count: 12)))
+                    """, logger: logger)
+                for try await count in rows.decode(Int.self) { found += count }
             }
-            return (found, scans.fetchedByIndex)
+            return found
         }
+        return (found, scans)
     }
 }
