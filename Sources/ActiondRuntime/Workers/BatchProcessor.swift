@@ -69,9 +69,13 @@ struct BatchProcessor: Sendable {
                     switch decision {
                     case .retry(let delay): retries.append(BatchWrite.Retry(event: current, error: error, delay: delay))
                     case .dead:
-                        // Labelled as a batch would; should that fail, by its type alone: the
-                        // dead letter must be written whatever else fails.
+                        // Labelled as a batch would; should that fail, by its type alone (its
+                        // reads in a savepoint, so that a failed one leaves the transaction
+                        // usable): the dead letter must be written whatever else fails.
+                        try await connection.query("SAVEPOINT dead_letter_label", logger: logger).drain()
                         let label = try? await outcomeLabel(for: current, categoryVersion: claim.categoryVersion, on: connection)
+                        try await connection.query(label == nil ? "ROLLBACK TO SAVEPOINT dead_letter_label" : "RELEASE SAVEPOINT dead_letter_label",
+                                                   logger: logger).drain()
                         finished.append(BatchWrite.Finished(event: current, outcome: .dead, error: error, label: label))
                     }
                     // Its protected text is sealed at rest here too: a dead letter keeps no
