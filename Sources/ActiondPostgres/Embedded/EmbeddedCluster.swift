@@ -108,6 +108,19 @@ package struct EmbeddedCluster: Sendable {
         return true
     }
 
+    /// Crashes the server on purpose (`pg_ctl stop -m immediate`: every server process quits
+    /// at once, nothing is flushed, and the next start replays the WAL as after a power cut).
+    /// For the chaos soak (`actiond bench --chaos`), never for an operator's stop.
+    package func crash() throws {
+        guard case .running = status() else {
+            throw EmbeddedClusterError(.notRunning, "the embedded cluster in \(directory.path) is not running")
+        }
+        let result = try runServerProgram(binaries.pgCtl, ["stop", "-D", dataDirectory.path, "-m", "immediate", "-w", "-t", "60"])
+        guard result.status == 0 else {
+            throw EmbeddedClusterError(.commandFailed, "pg_ctl stop -m immediate failed (exit \(result.status)):\n\(result.output)")
+        }
+    }
+
     package func status() -> Status {
         guard FileManager.default.fileExists(atPath: dataDirectory.appending(path: "PG_VERSION").path) else { return .notCreated }
         guard let result = try? runServerProgram(binaries.pgCtl, ["status", "-D", dataDirectory.path]), result.status == 0,
