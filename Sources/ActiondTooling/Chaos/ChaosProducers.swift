@@ -30,6 +30,9 @@ struct ChaosProducers: Sendable {
         var unexpected_duplicates = 0
         /// The longest a producer waited for one answer, retries included (seconds).
         var longest_answer_seconds = 0.0
+        /// The furthest a producer fell behind its schedule (seconds): near 0 when the machine
+        /// keeps up with the offered rate.
+        var most_behind_seconds = 0.0
         /// Attempts abandoned after 30 s without an answer (and sent again), by where they
         /// were stuck: waiting for a connection from the pool, or in BEGIN, submit or COMMIT.
         var abandoned_attempts = 0
@@ -47,6 +50,7 @@ struct ChaosProducers: Sendable {
             unexpected_duplicates += other.unexpected_duplicates
             longest_answer_seconds = max(longest_answer_seconds, other.longest_answer_seconds)
             abandoned_attempts += other.abandoned_attempts
+            most_behind_seconds = max(most_behind_seconds, other.most_behind_seconds)
             abandoned_at.merge(other.abandoned_at, uniquingKeysWith: +)
         }
     }
@@ -83,8 +87,10 @@ struct ChaosProducers: Sendable {
         offering: while true {
             for event in await source.part(round: round, connection: connection) {
                 let due = start.advanced(by: .microseconds(Int64(event.index) * 1_000_000 / Int64(rate)))
-                if due >= end { break offering }
+                // The load stops at `end`, on schedule or behind it.
+                if due >= end || clock.now >= end { break offering }
                 try await Task.sleep(until: due, clock: clock)
+                summary.most_behind_seconds = max(summary.most_behind_seconds, Benchmark.seconds(due.duration(to: clock.now)))
                 guard let entry = try await submit(event, giveUp: giveUp, summary: &summary) else { continue }
                 if event.type == "protected_data.unavailable" { locked.insert(event.user) }
                 if event.type == "protected_data.available" { locked.remove(event.user) }

@@ -68,6 +68,8 @@ package struct ChaosResult: Codable, Sendable {
                             producers.acknowledged, producers.retried_accepted + producers.retried_came_back_as_itself, producers.retried_accepted,
                             producers.retried_came_back_as_itself, producers.resubmits, producers.longest_answer_seconds, producers.abandoned_attempts,
                             producers.abandoned_at.isEmpty ? "" : " (stuck in: " + producers.abandoned_at.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")"))
+        lines.append(String(format: "producers fell behind their schedule by at most %.1f s (near 0: the machine kept up with the offered rate)",
+                            producers.most_behind_seconds))
         lines.append(String(format: "settled %.1f s after the load stopped; %d events in the log; %d worker starts, %d unexpected worker exits",
                             settle_seconds, events_in_log, worker_starts, unexpected_worker_exits.count))
         lines.append("")

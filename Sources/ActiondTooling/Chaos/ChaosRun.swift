@@ -162,16 +162,21 @@ package struct ChaosRun: Sendable {
     }
 
     /// The faults in the order they happen: kills every `killEvery`, crashes every
-    /// `crashEvery` (when the run can crash its server), within the load's duration.
+    /// `crashEvery` (when the run can crash its server), within the load's duration. A kill
+    /// that would fall within 10 s of a crash is left out, so that each fault's window is its own.
     func schedule() -> [(at: Duration, kind: String)] {
-        var faults: [(at: Duration, kind: String)] = []
-        if let every = configuration.killEvery {
-            var at = every
-            while at < configuration.duration { faults.append((at, "worker_kill")); at += every }
-        }
+        var crashes: [Duration] = []
         if let every = configuration.crashEvery, crash != nil {
             var at = every
-            while at < configuration.duration { faults.append((at, "postgres_crash")); at += every }
+            while at < configuration.duration { crashes.append(at); at += every }
+        }
+        var faults = crashes.map { (at: $0, kind: "postgres_crash") }
+        if let every = configuration.killEvery {
+            var at = every
+            while at < configuration.duration {
+                if !crashes.contains(where: { abs(Benchmark.seconds($0 - at)) < 10 }) { faults.append((at, "worker_kill")) }
+                at += every
+            }
         }
         return faults.sorted { $0.at < $1.at }
     }
