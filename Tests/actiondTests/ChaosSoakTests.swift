@@ -37,7 +37,7 @@ struct ChaosSoakTests {
             #expect(checks[name] == 0, "check \(name): \(checks[name].map(String.init) ?? "missing")")
         }
         let acknowledged = result["producers"]?["acknowledged"]?.integerValue ?? 0
-        #expect(acknowledged > 8_000, "the load was offered: \(acknowledged) acknowledged")
+        #expect(acknowledged > 3_000, "the load was offered: \(acknowledged) acknowledged")
         #expect(result["events_in_log"]?.integerValue == acknowledged, "each acknowledged submit once in the log")
         #expect(result["passed"] == .bool(true))
         #expect(run.standardOutput.contains("every check passed"))

@@ -14,15 +14,17 @@ package enum DeadLetters {
     /// Re-queues the selected dead events; returns their positions.
     package static func retry(_ selection: Selection, on client: PostgresClient, logger: Logger) async throws -> [Int64] {
         let positions = try await resolve(selection, on: client, logger: logger)
-        return try await client.query("SELECT actiond.retry_dead(\(positions))", logger: logger)
-            .collect().map { try $0.decode(Int64.self) }
+        return try await client.committed(logger: logger) { connection in
+            try await connection.query("SELECT actiond.retry_dead(\(positions))", logger: logger).collect().map { try $0.decode(Int64.self) }
+        }
     }
 
     /// Discards the selected dead events; returns their positions.
     package static func discard(_ selection: Selection, on client: PostgresClient, logger: Logger) async throws -> [Int64] {
         let positions = try await resolve(selection, on: client, logger: logger)
-        return try await client.query("SELECT actiond.discard_dead(\(positions))", logger: logger)
-            .collect().map { try $0.decode(Int64.self) }
+        return try await client.committed(logger: logger) { connection in
+            try await connection.query("SELECT actiond.discard_dead(\(positions))", logger: logger).collect().map { try $0.decode(Int64.self) }
+        }
     }
 
     /// nil for all; else the dead letter whose event has that id, or, when no event at all

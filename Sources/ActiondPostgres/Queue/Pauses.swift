@@ -6,12 +6,16 @@ import PostgresNIO
 package enum Pauses {
     /// Pauses everyone (nil) or one user; false when that pause was already in place.
     package static func pause(user: String?, client: PostgresClient, logger: Logger) async throws -> Bool {
-        try await client.query("SELECT actiond.pause(\(user))", logger: logger).collect().first?.decode(Bool.self) ?? false
+        try await client.committed(logger: logger) { connection in
+            try await connection.query("SELECT actiond.pause(\(user))", logger: logger).collect().first?.decode(Bool.self) ?? false
+        }
     }
 
     /// Ends every pause (nil) or one user's; returns how many ended.
     package static func resume(user: String?, client: PostgresClient, logger: Logger) async throws -> Int {
-        try await client.query("SELECT actiond.resume(\(user))", logger: logger).collect().first?.decode(Int.self) ?? 0
+        try await client.committed(logger: logger) { connection in
+            try await connection.query("SELECT actiond.resume(\(user))", logger: logger).collect().first?.decode(Int.self) ?? 0
+        }
     }
 
     /// Whether everyone is paused, and how many users are paused one by one.

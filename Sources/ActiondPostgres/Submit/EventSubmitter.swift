@@ -128,25 +128,20 @@ package struct EventSubmitter: Sendable {
         }
     }
 
-    /// In a transaction of its own, ended by COMMIT. Not a statement in an implicit
-    /// transaction: PostgresNIO hands over a statement's rows at its CommandComplete, and the
-    /// implicit transaction commits after that (at Sync), so a server crash in between would
-    /// have answered "accepted" for events never stored (the chaos soak met it). A COMMIT
-    /// completes only once its commit is durable.
+    /// In a transaction of its own, ended by COMMIT (`committed`): answered once the events
+    /// are committed, never before (the chaos soak met a crash between the two).
     private func submitBatchOnce(_ events: [String]) async throws -> [SubmitResult] {
-        try await client.withConnection { connection in
-            try await connection.transaction(logger: logger) { connection in
-                let rows = try await connection.query(
-                    "SELECT status, position, error_code, error_message FROM actiond.submit_many(\(events)::text[]::jsonb[])",
-                    logger: logger)
-                var results: [SubmitResult] = []
-                results.reserveCapacity(events.count)
-                for try await (status, position, code, message) in rows.decode((String, Int64?, String?, String?).self) {
-                    results.append(SubmitResult(status: SubmitResult.Status(rawValue: status) ?? .refused,
-                                                position: position, errorCode: code, message: message))
-                }
-                return results
+        try await client.committed(logger: logger) { connection in
+            let rows = try await connection.query(
+                "SELECT status, position, error_code, error_message FROM actiond.submit_many(\(events)::text[]::jsonb[])",
+                logger: logger)
+            var results: [SubmitResult] = []
+            results.reserveCapacity(events.count)
+            for try await (status, position, code, message) in rows.decode((String, Int64?, String?, String?).self) {
+                results.append(SubmitResult(status: SubmitResult.Status(rawValue: status) ?? .refused,
+                                            position: position, errorCode: code, message: message))
             }
+            return results
         }
     }
 

@@ -89,10 +89,11 @@ package enum ChaosChecker {
             FROM actiond.events e LEFT JOIN actiond.outcomes o ON o.user_id = e.user_id AND o.position = e.position
             GROUP BY e.user_id, e.id HAVING count(*) > 1
             """),
-        ("unacknowledged", "no event is in the log that no producer submitted", """
+        ("unacknowledged", "no event is in the log that no producer was told was acknowledged (or gave up on, in doubt)", """
             SELECT e.user_id || '/' || e.id || ' at position ' || e.position || ' was never submitted'
             FROM actiond.events e
-            WHERE NOT EXISTS (SELECT 1 FROM chaos_ledger l WHERE l.user_id = e.user_id AND l.id = e.id AND NOT l.resubmit)
+            WHERE NOT EXISTS (SELECT 1 FROM chaos_ledger l WHERE l.user_id = e.user_id AND l.id = e.id AND NOT l.resubmit
+                                                            AND l.answer IN ('accepted', 'duplicate', 'unanswered'))
             """),
         ("applied_once", "each user's progress counts every event of theirs in the log exactly once", """
             SELECT coalesce(p.user_id, e.user_id) || ': ' || coalesce(p.processed_events, 0) || ' events applied, '

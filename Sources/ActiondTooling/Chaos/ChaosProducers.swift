@@ -101,6 +101,8 @@ struct ChaosProducers: Sendable {
                 }
             }
             round += 1
+            // A connection none of the users hash to has nothing to offer.
+            if clock.now >= end { break offering }
         }
         // Devices unlock in the end: every stash left can be integrated.
         for user in locked.sorted() {
@@ -165,6 +167,8 @@ struct ChaosProducers: Sendable {
                 if answer != "duplicate" || answered != position { summary.resubmits_wrong += 1 }
                 return
             case .refused(let message):
+                try await ledger.append(ChaosLedger.Entry(user: event.user, id: event.id, position: -1, answer: "refused",
+                                                          attempts: attempts, resubmit: true))
                 summary.resubmits += 1
                 summary.resubmits_wrong += 1
                 summary.first_refusal = summary.first_refusal ?? "resubmit of \(event.user)/\(event.id): \(message)"
@@ -192,7 +196,8 @@ struct ChaosProducers: Sendable {
         if let attempt = await Self.within(.seconds(30), { await attemptOnce(line, stage: stage) }) { return attempt }
         summary.abandoned_attempts += 1
         summary.abandoned_at[stage.name, default: 0] += 1
-        return .broken(mayHaveCommitted: stage.name == "COMMIT")
+        // It goes on by itself and may still commit: in doubt, wherever it was stuck.
+        return .broken(mayHaveCommitted: true)
     }
 
     /// Where an attempt is: waiting for a connection, or in BEGIN, submit or COMMIT.

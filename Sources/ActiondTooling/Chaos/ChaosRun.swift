@@ -42,17 +42,19 @@ package struct ChaosRun: Sendable {
         let name = "actiond_chaos_\(UUID().uuidString.prefix(8).lowercased())"
         try await admin { try await $0.query("CREATE DATABASE \(unescaped: name)", logger: logger).drain() }
         let url = server.with(database: name)
-        let previousCommit = try await setSynchronousCommit(configuration.synchronousCommitOff ? "off" : nil)
         do {
-            let result = try await PostgresClient.withClient(url, maximumConnections: configuration.connections + 4, logger: logger) { client in
+            // The run's database only: its sessions commit without waiting for the WAL flush.
+            if configuration.synchronousCommitOff {
+                try await admin { try await $0.query("ALTER DATABASE \(unescaped: name) SET synchronous_commit = off", logger: logger).drain() }
+            }
+            // Room beyond the producers' connections for an attempt abandoned on a stuck connection.
+            let result = try await PostgresClient.withClient(url, maximumConnections: configuration.connections * 2 + 4, logger: logger) { client in
                 _ = try await Migrator(client: client, logger: logger).migrate()
                 return try await soak(url: url, client: client)
             }
-            if let previousCommit { _ = try await setSynchronousCommit(previousCommit) }
             if !keepDatabase { try await drop(name) }
             return (result, url)
         } catch {
-            if let previousCommit { _ = try? await setSynchronousCommit(previousCommit) }
             if !keepDatabase { try? await drop(name) }
             throw error
         }
@@ -63,6 +65,15 @@ package struct ChaosRun: Sendable {
         let fleet = try ChaosWorkerFleet(
             count: configuration.workers, executable: executable, arguments: ["work", "--poll-interval", "1"],
             environment: ["DATABASE_URL": url.string, "ACTIOND_LOG_LEVEL": "warning", "ACTIOND_KEY_FILE": keyFile])
+        do {
+            return try await soak(url: url, client: client, fleet: fleet, settings: settings)
+        } catch {
+            _ = try? await fleet.stop()
+            throw error
+        }
+    }
+
+    private func soak(url: DatabaseURL, client: PostgresClient, fleet: ChaosWorkerFleet, settings: ChaosResult.Settings) async throws -> ChaosResult {
         let ledger = try ChaosLedger.Writer(path: ledgerPath)
         let clock = ContinuousClock()
         try await Task.sleep(for: .seconds(1))  // the workers started and listening
@@ -143,7 +154,7 @@ package struct ChaosRun: Sendable {
         for index in faults.indices {
             let fault = faults[index]
             let next = index + 1 < faults.count ? faults[index + 1].at : endDate
-            faults[index].latency = try await ChaosLatency.figures(client, from: fault.at, until: min(next, fault.at.addingTimeInterval(Benchmark.seconds(window))),
+            faults[index].latency = try await ChaosLatency.figures(client, from: fault.at.addingTimeInterval(-1), until: min(next, fault.at.addingTimeInterval(Benchmark.seconds(window))),
                                                                    window: window, logger: logger)
             faults[index].p99_under_threshold_after_seconds = try await ChaosLatency.recovery(
                 client, after: fault.at, until: next, threshold: configuration.recoveryP99Milliseconds, logger: logger)
@@ -197,20 +208,6 @@ package struct ChaosRun: Sendable {
             crash_every_seconds: crash == nil ? nil : configuration.crashEvery.map(Benchmark.seconds),
             postgresql_version: row.0, fsync: row.1, synchronous_commit: row.2, build: build,
             cores: ProcessInfo.processInfo.activeProcessorCount, date: MicrosecondTimestamp.format(Date()))
-    }
-
-    /// Sets the server's synchronous_commit (nil: leaves it); returns the value it replaced
-    /// when it changed it.
-    private func setSynchronousCommit(_ value: String?) async throws -> String? {
-        guard let value else { return nil }
-        return try await PostgresClient.withClient(server.with(database: "postgres"), maximumConnections: 1, logger: logger) { client in
-            let current = try await client.query("SELECT current_setting('synchronous_commit')", logger: logger).collect().first!.decode(String.self)
-            guard current != value else { return nil }
-            try await client.query("ALTER SYSTEM SET synchronous_commit = \(unescaped: value)", logger: logger).drain()
-            try await client.query("SELECT pg_reload_conf()", logger: logger).drain()
-            try await Task.sleep(for: .milliseconds(200))
-            return current
-        }
     }
 
     private func admin(_ body: (PostgresClient) async throws -> Void) async throws {
