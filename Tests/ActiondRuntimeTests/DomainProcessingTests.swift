@@ -10,7 +10,7 @@ import Testing
 
 /// The handlers as the workers run them, against PostgreSQL: outcomes, projections, held
 /// responses, revisions, and rebuild.
-@Suite("Domain processing", .timeLimit(.minutes(3)))
+@Suite("Domain processing", .timeLimit(.minutes(5)))
 struct DomainProcessingTests {
     static func drain(_ db: TestDatabase, holdWindow: Duration = .seconds(600), concurrency: Int = 4, batchSize: Int = 50) async throws {
         let configuration = WorkerConfiguration(concurrency: concurrency, batchSize: batchSize, drain: true)

@@ -5,7 +5,7 @@ import Testing
 
 /// `actiond bench --quick`: the benchmark's smoke test. It proves the benchmark runs and
 /// reports every figure; it asserts nothing about speed (performance is read from full runs).
-@Suite("actiond bench", .timeLimit(.minutes(3)))
+@Suite("actiond bench", .timeLimit(.minutes(5)))
 struct BenchCommandTests {
     @Test func theQuickBenchmarkReportsEveryFigure() async throws {
         try await TestDatabase.with(migrated: false) { db in

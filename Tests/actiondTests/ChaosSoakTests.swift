@@ -13,7 +13,8 @@ import Testing
 struct ChaosSoakTests {
     /// About a minute of steady load on a cluster of the test's own, with two worker SIGKILLs
     /// and one PostgreSQL crash: every acknowledged submit decided exactly once, each user's
-    /// order kept, the projections equal to the rebuild.
+    /// order kept, the projections equal to the rebuild. A light load (50 events/s): the suite's
+    /// other tests run beside it on the same two cores, with time limits of their own.
     @Test func aShortSoakThroughAKillAndACrashLosesNothingAndDoublesNothing() async throws {
         let directory = "/var/tmp/actiond-chaos-\(UUID().uuidString.prefix(8))"
         let json = FileManager.default.temporaryDirectory.appending(path: "chaos-\(UUID().uuidString).json")
@@ -23,7 +24,7 @@ struct ChaosSoakTests {
             try? FileManager.default.removeItem(at: json)
         }
         let run = try await ActiondProcess.run(
-            ["bench", "--chaos", "60s", "--rate", "200", "--users", "200", "--kill-every", "20s", "--crash-every", "30s",
+            ["bench", "--chaos", "60s", "--rate", "50", "--users", "100", "--kill-every", "20s", "--crash-every", "30s",
              "--data-dir", directory, "--json", json.path], database: nil)
         #expect(run.status == 0, "\(run.standardOutput)\n\(run.standardError.suffix(3000))")
         let result = try JSONDecoder().decode(JSONValue.self, from: Data(contentsOf: json))
@@ -37,7 +38,7 @@ struct ChaosSoakTests {
             #expect(checks[name] == 0, "check \(name): \(checks[name].map(String.init) ?? "missing")")
         }
         let acknowledged = result["producers"]?["acknowledged"]?.integerValue ?? 0
-        #expect(acknowledged > 3_000, "the load was offered: \(acknowledged) acknowledged")
+        #expect(acknowledged > 1_000, "the load was offered: \(acknowledged) acknowledged")
         #expect(result["events_in_log"]?.integerValue == acknowledged, "each acknowledged submit once in the log")
         #expect(result["passed"] == .bool(true))
         #expect(run.standardOutput.contains("every check passed"))

@@ -10,7 +10,7 @@ import Glibc
 
 /// The stash survives a worker killed while it integrates: every stashed reply lands once,
 /// in order.
-@Suite("Stash integration under SIGKILL", .timeLimit(.minutes(3)))
+@Suite("Stash integration under SIGKILL", .timeLimit(.minutes(5)))
 struct StashKillTests {
     static let users = 300
     static let repliesPerUser = 30

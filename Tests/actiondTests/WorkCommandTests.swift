@@ -11,7 +11,7 @@ import Glibc
 #endif
 
 /// `actiond work` as a child process: killed, stopped, and outliving a database restart.
-@Suite("actiond work", .timeLimit(.minutes(3)))
+@Suite("actiond work", .timeLimit(.minutes(5)))
 struct WorkCommandTests {
     static func events(_ count: Int, users: Int, prefix: String) -> String {
         (0..<count).map { index in
