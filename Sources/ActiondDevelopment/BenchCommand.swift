@@ -101,11 +101,17 @@ struct BenchCommand: AsyncParsableCommand {
         }.run()
         print(result.table)
         if let json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            try encoder.encode(result).write(to: URL(fileURLWithPath: json))
+            try Self.writeJSON(result, to: json)
             print("figures written to \(json)")
         }
+    }
+
+    /// `value` as indented JSON with sorted keys (dates in ISO 8601) at `path`.
+    static func writeJSON(_ value: some Encodable, to path: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        try encoder.encode(value).write(to: URL(fileURLWithPath: path))
     }
 
     /// `45s`, `30m`, `2h` (and, with `bareMinutes`, a whole number of minutes).
@@ -158,10 +164,7 @@ struct BenchCommand: AsyncParsableCommand {
                                                ledgerPath: ledgerPath, crash: crash, keepDatabase: keepDatabase, logger: logger, say: say).run()
         print(result.table)
         if let json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            encoder.dateEncodingStrategy = .iso8601
-            try encoder.encode(result).write(to: URL(fileURLWithPath: json))
+            try Self.writeJSON(result, to: json)
             print("figures written to \(json)")
         }
         if keepDatabase {

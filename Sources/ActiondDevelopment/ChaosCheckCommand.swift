@@ -26,9 +26,7 @@ struct ChaosCheckCommand: AsyncParsableCommand {
         }
         print(ChaosResult.checkTable(checks))
         if let json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            try encoder.encode(checks).write(to: URL(fileURLWithPath: json))
+            try BenchCommand.writeJSON(checks, to: json)
         }
         if !checks.allSatisfy(\.passed) { throw ExitCode(1) }
     }

@@ -145,7 +145,7 @@ package enum ChaosChecker {
             SELECT r.user_id || '/' || r.id || ' resubmitted: answered ' || r.answer || ' at ' || r.position
                    || ', first acknowledged at ' || l.position
             FROM chaos_ledger r JOIN chaos_ledger l ON l.user_id = r.user_id AND l.id = r.id AND NOT l.resubmit
-            WHERE r.resubmit AND (r.answer <> 'duplicate' OR r.position <> l.position)
+            WHERE r.resubmit AND r.answer <> 'unanswered' AND (r.answer <> 'duplicate' OR r.position <> l.position)
             """),
     ]
 }

@@ -91,13 +91,18 @@ struct ChaosProducers: Sendable {
                 if due >= end || clock.now >= end { break offering }
                 try await Task.sleep(until: due, clock: clock)
                 summary.most_behind_seconds = max(summary.most_behind_seconds, Benchmark.seconds(due.duration(to: clock.now)))
-                guard let entry = try await submit(event, giveUp: giveUp, summary: &summary) else { continue }
+                let entry = try await submit(event, giveUp: giveUp, summary: &summary)
+                guard entry.position >= 0 else { continue }
                 if event.type == "protected_data.unavailable" { locked.insert(event.user) }
                 if event.type == "protected_data.available" { locked.remove(event.user) }
                 recent.append((event, entry.position))
                 if recent.count > 64 { recent.removeFirst(32) }
                 if event.index % configuration.resubmitEvery == 0, let earlier = recent.randomElement() {
-                    try await resubmit(earlier.event, position: earlier.position, giveUp: giveUp, summary: &summary)
+                    let again = try await submit(earlier.event, resubmit: true, giveUp: giveUp, summary: &summary)
+                    summary.resubmits += 1
+                    if again.answer != "unanswered" && (again.answer != "duplicate" || again.position != earlier.position) {
+                        summary.resubmits_wrong += 1
+                    }
                 }
             }
             round += 1
@@ -112,71 +117,45 @@ struct ChaosProducers: Sendable {
         return summary
     }
 
-    /// Submits `event` until it is answered; the answer goes to the ledger. Nil when it was
-    /// refused or given up.
-    private func submit(_ event: ChaosWorkloadSource.Event, giveUp: ContinuousClock.Instant,
-                        summary: inout Summary) async throws -> ChaosLedger.Entry? {
+    /// Submits `event` until it is answered, or until `giveUp`; the answer goes to the ledger
+    /// (`resubmit`: a deliberate second submit of an acknowledged event). Position -1: refused
+    /// or given up.
+    private func submit(_ event: ChaosWorkloadSource.Event, resubmit: Bool = false, giveUp: ContinuousClock.Instant,
+                        summary: inout Summary) async throws -> ChaosLedger.Entry {
         let clock = ContinuousClock()
         let asked = clock.now
         var attempts = 0
         var inDoubt = false
         while true {
             attempts += 1
+            var entry = ChaosLedger.Entry(user: event.user, id: event.id, position: -1, answer: "", attempts: attempts, inDoubt: inDoubt,
+                                          resubmit: resubmit)
             switch await attempt(event.line, summary: &summary) {
             case .answered(let answer, let position):
-                let entry = ChaosLedger.Entry(user: event.user, id: event.id, position: position, answer: answer, attempts: attempts, inDoubt: inDoubt)
-                try await ledger.append(entry)
-                summary.acknowledged += 1
-                if answer == "duplicate" && !inDoubt { summary.unexpected_duplicates += 1 }
-                if attempts > 1 {
-                    if answer == "duplicate" { summary.retried_came_back_as_itself += 1 } else { summary.retried_accepted += 1 }
+                (entry.answer, entry.position) = (answer, position)
+                if !resubmit {
+                    summary.acknowledged += 1
+                    if answer == "duplicate" && !inDoubt { summary.unexpected_duplicates += 1 }
+                    if attempts > 1 {
+                        if answer == "duplicate" { summary.retried_came_back_as_itself += 1 } else { summary.retried_accepted += 1 }
+                    }
+                    summary.longest_answer_seconds = max(summary.longest_answer_seconds, Benchmark.seconds(asked.duration(to: clock.now)))
                 }
-                summary.longest_answer_seconds = max(summary.longest_answer_seconds, Benchmark.seconds(asked.duration(to: clock.now)))
-                return entry
             case .refused(let message):
-                try await ledger.append(ChaosLedger.Entry(user: event.user, id: event.id, position: -1, answer: "refused",
-                                                          attempts: attempts, inDoubt: inDoubt))
-                summary.refused += 1
-                summary.first_refusal = summary.first_refusal ?? "\(event.user)/\(event.id): \(message)"
-                return nil
+                entry.answer = "refused"
+                if !resubmit { summary.refused += 1 }
+                summary.first_refusal = summary.first_refusal ?? "\(resubmit ? "resubmit of " : "")\(event.user)/\(event.id): \(message)"
             case .broken(let mayHaveCommitted):
                 inDoubt = inDoubt || mayHaveCommitted
-                guard clock.now < giveUp else {
-                    try await ledger.append(ChaosLedger.Entry(user: event.user, id: event.id, position: -1, answer: "unanswered",
-                                                              attempts: attempts, inDoubt: inDoubt))
-                    summary.unanswered += 1
-                    return nil
+                guard clock.now >= giveUp else {
+                    try await Task.sleep(for: .milliseconds(min(1_000, 25 << min(attempts, 6))))
+                    continue
                 }
-                try await Task.sleep(for: .milliseconds(min(1_000, 25 << min(attempts, 6))))
+                entry.answer = "unanswered"
+                if !resubmit { summary.unanswered += 1 }
             }
-        }
-    }
-
-    /// Sends an acknowledged event again: it must come back as a duplicate at `position`.
-    private func resubmit(_ event: ChaosWorkloadSource.Event, position: Int64, giveUp: ContinuousClock.Instant,
-                          summary: inout Summary) async throws {
-        let clock = ContinuousClock()
-        var attempts = 0
-        while true {
-            attempts += 1
-            switch await attempt(event.line, summary: &summary) {
-            case .answered(let answer, let answered):
-                try await ledger.append(ChaosLedger.Entry(user: event.user, id: event.id, position: answered, answer: answer,
-                                                          attempts: attempts, resubmit: true))
-                summary.resubmits += 1
-                if answer != "duplicate" || answered != position { summary.resubmits_wrong += 1 }
-                return
-            case .refused(let message):
-                try await ledger.append(ChaosLedger.Entry(user: event.user, id: event.id, position: -1, answer: "refused",
-                                                          attempts: attempts, resubmit: true))
-                summary.resubmits += 1
-                summary.resubmits_wrong += 1
-                summary.first_refusal = summary.first_refusal ?? "resubmit of \(event.user)/\(event.id): \(message)"
-                return
-            case .broken:
-                guard clock.now < giveUp else { return }
-                try await Task.sleep(for: .milliseconds(min(1_000, 25 << min(attempts, 6))))
-            }
+            try await ledger.append(entry)
+            return entry
         }
     }
 
