@@ -169,6 +169,28 @@ struct WorkerPoolTests {
         }
     }
 
+    /// While one user's batch runs long (its handler holds it 15 s), another user's event is
+    /// not kept for that batch's end: the notification, left to the busy loop at first
+    /// (WorkerSignals.notified), wakes the idle loop once no claim has begun for a moment.
+    @Test func aLongBatchDoesNotHoldAnotherUsersEvent() async throws {
+        try await TestDatabase.with { db in
+            let handler = CheckingRouter(pause: .seconds(15))
+            try await WakeWaits.withIdleWorkers(db, handler) {
+                #expect(try await db.submit(WorkerEvents.json("slow", user: "ana"), via: .oneEvent).sqlState == nil)
+                let inFlight = try await WakeWaits.eventually(30) { handler.state.withLock { $0.inFlight.contains("ana") } }
+                try #require(inFlight, "ana's event was never taken")
+                #expect(try await db.submit(WorkerEvents.json("other", user: "bob"), via: .oneEvent).sqlState == nil)
+                let together = try await WakeWaits.eventually(60) { handler.state.withLock { $0.mostUsersAtOnce == 2 } }
+                #expect(together, "bob's event waited for ana's batch")
+                _ = try await WakeWaits.eventually(60) {
+                    try await db.scalar("SELECT count(*) FROM actiond.outcomes", as: Int.self) == 2
+                }
+            }
+            #expect(try await Ledger.read(db).isExact)
+            #expect(handler.state.withLock { $0.violations }.isEmpty)
+        }
+    }
+
     /// A producer submitted while no worker listened (so it did not notify) and commits only
     /// after the workers started: the listener's catch-up wakes the loops once it has
     /// committed. Nothing waits for the hourly poll.

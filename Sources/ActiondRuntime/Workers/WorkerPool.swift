@@ -59,7 +59,17 @@ package struct WorkerPool: Service {
         while !signals.isStopping && !Task.isCancelled {
             let generation = signals.generation
             do {
-                let claimed = try await processor.processBatch()
+                // Busy from the claim to the batch's end: notifications meanwhile are left to
+                // this loop's next claim (WorkerSignals.notified).
+                signals.beginBatch()
+                let claimed: BatchProcessor.Claimed
+                do {
+                    claimed = try await processor.processBatch()
+                    signals.endBatch()
+                } catch {
+                    signals.endBatch()
+                    throw error
+                }
                 health.recordSuccess()
                 if claimed.events > 0 {
                     errorDelay = .milliseconds(100)

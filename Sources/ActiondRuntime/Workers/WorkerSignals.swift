@@ -2,7 +2,9 @@ import Foundation
 import Synchronization
 
 /// What the pool's tasks share: a wake-up generation bumped by notifications, the stop flag
-/// set on graceful shutdown, and the idle loops waiting for either.
+/// set on graceful shutdown, the idle loops waiting for either, and how many loops are in a
+/// batch (from the start of its claim to its end), which decides whether a notification
+/// wakes an idle loop at once (`notified`).
 final class WorkerSignals: Sendable {
     private enum Waiter {
         case waiting(CheckedContinuation<Void, Never>)
@@ -14,9 +16,22 @@ final class WorkerSignals: Sendable {
         var generation = 0
         var stopping = false
         var waiters: [UUID: Waiter] = [:]
+        /// Loops between the start of a claim and the end of its batch.
+        var busy = 0
+        /// A notification left to the busy loops: the wake-up that `busyWakeDelay` after it
+        /// goes to an idle loop unless a claim begins first (nil: none pending).
+        var deferredWake: Int?
+        var deferredWakes = 0
     }
 
     private let state = Mutex(State())
+    /// How long a notification that arrived during a batch waits for a claim to begin before
+    /// it wakes an idle loop.
+    let busyWakeDelay: Duration
+
+    init(busyWakeDelay: Duration = WorkerConfiguration().busyWakeDelay) {
+        self.busyWakeDelay = busyWakeDelay
+    }
 
     var generation: Int { state.withLock { $0.generation } }
     var isStopping: Bool { state.withLock { $0.stopping } }
@@ -27,11 +42,66 @@ final class WorkerSignals: Sendable {
         }
     }
 
-    /// Wakes one waiting loop (a notification is usually one producer's commit: one loop's
-    /// claim takes it all; a loop whose claim was full wakes the next). Busy loops see the
-    /// new generation and claim again after their batch, so no wake-up is lost.
+    /// Wakes one waiting loop: a loop whose claim was full recruits the next. Busy loops see
+    /// the new generation and claim again after their batch, so no wake-up is lost.
     func wake() {
         resume(all: false) { _ in }
+    }
+
+    /// A notification: a producer's commit. With no loop in a batch, it wakes one idle loop
+    /// at once (one loop's claim takes it all). While a loop is in a batch, it is left to
+    /// that loop, which claims again when its batch ends because the generation moved:
+    /// whatever arrives during a batch goes into the next one, together, rather than each
+    /// event waking a loop of its own (one-event batches, and claims that find nothing
+    /// because another loop took the event first, cost most of a worker's CPU at a steady
+    /// trickle; see docs/performance.md). Should no claim begin within `busyWakeDelay` (a
+    /// batch that runs long), an idle loop is woken then. Every notification thus leads to a
+    /// claim that begins after it; the delay is the most it can add to an event's latency.
+    func notified() {
+        let (continuation, deferred) = state.withLock { state -> (CheckedContinuation<Void, Never>?, Int?) in
+            state.generation += 1
+            if state.busy == 0 { return (Self.takeWaiter(&state), nil) }
+            guard state.deferredWake == nil else { return (nil, nil) }
+            state.deferredWakes += 1
+            state.deferredWake = state.deferredWakes
+            return (nil, state.deferredWakes)
+        }
+        continuation?.resume()
+        if let deferred {
+            Task { [self] in
+                try? await Task.sleep(for: busyWakeDelay)
+                let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                    guard state.deferredWake == deferred else { return nil }  // a claim began since
+                    state.deferredWake = nil
+                    return Self.takeWaiter(&state)
+                }
+                continuation?.resume()
+            }
+        }
+    }
+
+    /// A loop begins a claim: every notification so far is covered by it (its snapshot sees
+    /// what they announced), so a deferred wake-up is no longer needed.
+    func beginBatch() {
+        state.withLock { state in
+            state.busy += 1
+            state.deferredWake = nil
+        }
+    }
+
+    /// The loop's batch has ended (committed, found nothing, or failed).
+    func endBatch() {
+        state.withLock { $0.busy -= 1 }
+    }
+
+    private static func takeWaiter(_ state: inout State) -> CheckedContinuation<Void, Never>? {
+        for (id, waiter) in state.waiters {
+            if case .waiting(let continuation) = waiter {
+                state.waiters[id] = .done
+                return continuation
+            }
+        }
+        return nil
     }
 
     /// Wakes every waiting loop (after the listener reconnects: notifications may be lost).

@@ -25,7 +25,7 @@ package struct Workers: Sendable {
     package init(client: PostgresClient, keys: KeyRing, router: any EventRouting = EventRouter(),
                  configuration: WorkerConfiguration = WorkerConfiguration(), logger: Logger,
                  metricsFactory: (any MetricsFactory)? = nil) {
-        let signals = WorkerSignals()
+        let signals = WorkerSignals(busyWakeDelay: configuration.busyWakeDelay)
         let health = WorkerHealth()
         self.health = health
         let metrics = metricsFactory.map { WorkerMetrics(factory: $0) } ?? WorkerMetrics()

@@ -3,7 +3,8 @@ import Logging
 import PostgresNIO
 import ServiceLifecycle
 
-/// LISTENs on `actiond_wakeup` (notified by submit at commit) and wakes an idle loop per notification.
+/// LISTENs on `actiond_wakeup` (notified by submit at commit) and passes each notification to
+/// the loops (`WorkerSignals.notified`: an idle loop at once, or the busy ones' next claim).
 /// Right after LISTEN it holds the wake-up slots (`actiond.hold_wakeup_slots`), which tell
 /// producers that a worker listens: without a listener they do not notify, since notifying
 /// makes their commits take turns. A slot a producer held when the listener started (that
@@ -42,7 +43,7 @@ package struct WakeUpListener: Service {
                      stopped: { [logger] connection in
                          _ = try? await connection.query("SELECT actiond.release_wakeup_slots()", logger: logger).drain()
                      },
-                     connected: { [signals] in signals.wakeAll() }, received: { [signals] _ in signals.wake() })
+                     connected: { [signals] in signals.wakeAll() }, received: { [signals] _ in signals.notified() })
             requests.finish()
             group.cancelAll()
         }
