@@ -27,6 +27,9 @@ struct BenchCommandTests {
                 }
             }
             #expect(result.standardOutput.contains("B per event"), "\(result.standardOutput)")
+            // Events per worker batch at the steady load: at least one (a batch decides something).
+            #expect((json["latency"]?["events_per_batch"]?.doubleValue ?? 0) >= 1, "latency.events_per_batch")
+            #expect(result.standardOutput.contains("events per batch"), "\(result.standardOutput)")
             #expect((json["worker_peak_rss_mb"]?.doubleValue ?? 0) > 1)
             let scaling = json["scaling"]?.arrayValue ?? []
             #expect(scaling.compactMap { $0["processes"]?.integerValue } == [1, 2])

@@ -28,6 +28,9 @@ package struct BenchResult: Sendable, Codable {
         package var postgres_cpu_us_per_event: Double? = nil
         /// WAL per event over the phase, submits included.
         package var wal_bytes_per_event: Double? = nil
+        /// Events per worker batch: the events decided over the batches that decided them
+        /// (a batch's outcomes share one decision time).
+        package var events_per_batch: Double? = nil
     }
 
     package struct Ceiling: Sendable, Codable {
@@ -97,7 +100,8 @@ package struct BenchResult: Sendable, Codable {
         ] } ?? []) + [
             ("latency p50/p95/p99/max", String(format: "%.1f / %.1f / %.1f / %.1f ms", latency.p50_ms, latency.p95_ms, latency.p99_ms, latency.max_ms),
              "at \(latency.offered_events_per_second) events/s offered"
-                + cpu(latency.worker_cpu_us_per_event, latency.postgres_cpu_us_per_event, latency.wal_bytes_per_event)),
+                + cpu(latency.worker_cpu_us_per_event, latency.postgres_cpu_us_per_event, latency.wal_bytes_per_event)
+                + (latency.events_per_batch.map { String(format: "; %.1f events per batch", $0) } ?? "")),
             ("ceiling (claim+delete+commit)", rate(ceiling.events_per_second), "raw PostgreSQL, same batch and client"),
             ("ceiling (batched insert)", rate(ceiling.insert_events_per_second), "raw PostgreSQL, same batch and client"),
             ("worker peak RSS", String(format: "%.1f MiB", worker_peak_rss_mb), ""),

@@ -103,14 +103,15 @@ enum WorkerPhases {
         let row = try await client.query("""
             SELECT count(*)::bigint,
                    coalesce(percentile_cont(0.50) WITHIN GROUP (ORDER BY l), 0), coalesce(percentile_cont(0.95) WITHIN GROUP (ORDER BY l), 0),
-                   coalesce(percentile_cont(0.99) WITHIN GROUP (ORDER BY l), 0), coalesce(max(l), 0)
-            FROM (SELECT extract(epoch FROM decided_at - submitted_at)::float8 * 1000 AS l FROM actiond.outcomes) o
-            """, logger: bench.logger).collect().first!.decode((Int, Double, Double, Double, Double).self)
+                   coalesce(percentile_cont(0.99) WITHIN GROUP (ORDER BY l), 0), coalesce(max(l), 0),
+                   count(*)::float8 / greatest(count(DISTINCT decided_at), 1)
+            FROM (SELECT extract(epoch FROM decided_at - submitted_at)::float8 * 1000 AS l, decided_at FROM actiond.outcomes) o
+            """, logger: bench.logger).collect().first!.decode((Int, Double, Double, Double, Double, Double).self)
         let decided = Double(max(row.0, 1))
         return BenchResult.Latency(offered_events_per_second: rate, events: row.0, p50_ms: row.1, p95_ms: row.2, p99_ms: row.3, max_ms: row.4,
                                    worker_cpu_us_per_event: workerCPU.seconds * 1e6 / decided,
                                    postgres_cpu_us_per_event: server.map { $0.seconds * 1e6 / decided },
-                                   wal_bytes_per_event: wal / decided)
+                                   wal_bytes_per_event: wal / decided, events_per_batch: row.5)
     }
 
     /// Waits for `child`, reading its memory high-water mark (VmHWM) as it runs, and calling
