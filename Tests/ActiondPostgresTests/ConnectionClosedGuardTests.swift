@@ -17,8 +17,10 @@ struct ConnectionClosedGuardTests {
     func aCancellationBeforeTheBodyStartsReachesTheBody(closeOnCancel: Bool) async throws {
         try await TestDatabase.with { db in
             let ended = Mutex<String?>(nil)
+            let leased = Mutex(false)
             let call = Task {
                 try await db.client.withConnection { connection in
+                    leased.withLock { $0 = true }
                     withUnsafeCurrentTask { $0?.cancel() }
                     do {
                         try await connection.failingWhenClosed(closeOnCancel: closeOnCancel) {
@@ -31,7 +33,13 @@ struct ConnectionClosedGuardTests {
                 }
             }
             // Not `await call.value`: before the fix the call never returned, and the test
-            // must fail rather than hang.
+            // must fail rather than hang. The 30 s count from the lease: leasing a connection
+            // took longer than that once, on a 2-core machine running the whole suite.
+            let leaseDeadline = ContinuousClock.now + .seconds(120)
+            while !leased.withLock({ $0 }) && ContinuousClock.now < leaseDeadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            try #require(leased.withLock { $0 }, "no connection leased in 120 s")
             let deadline = ContinuousClock.now + .seconds(30)
             while ended.withLock({ $0 }) == nil && ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(20))

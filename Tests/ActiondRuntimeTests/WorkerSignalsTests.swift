@@ -64,10 +64,10 @@ struct WorkerSignalsTests {
     @Test func aNotificationWakesAnIdleLoopAtOnceWhenNoLoopIsBusy() async throws {
         let signals = WorkerSignals(busyWakeDelay: .seconds(3600))
         let generation = signals.generation
-        let waiter = Task { await signals.wait(since: generation, timeout: .seconds(3600)) }
+        let waiter = Waiter(signals, since: generation)
         while signals.waiting < 1 { try await Task.sleep(for: .milliseconds(5)) }
         signals.notified()
-        await waiter.value
+        #expect(await waiter.woken, "woken, not timed out")
         #expect(signals.generation == generation + 1)
     }
 
@@ -77,21 +77,24 @@ struct WorkerSignalsTests {
     @Test func aNotificationDuringABatchIsLeftToTheNextClaim() async throws {
         let signals = WorkerSignals(busyWakeDelay: .milliseconds(100))
         let ended = Counter()
-        signals.beginBatch()
+        let first = OpenBatch(signals)
+        while signals.busy < 1 { try await Task.sleep(for: .milliseconds(1)) }
         let generation = signals.generation
         let waiter = Task {
-            await signals.wait(since: generation, timeout: .seconds(3600))
+            await signals.wait(since: generation, timeout: .seconds(20))
             ended.add()
         }
         while signals.waiting < 1 { try await Task.sleep(for: .milliseconds(5)) }
         signals.notified()
         #expect(signals.generation == generation + 1, "the busy loop sees the notification")
-        signals.beginBatch()  // a claim begins: it covers the notification
+        let second = OpenBatch(signals)  // a claim begins: it covers the notification
+        while signals.busy < 2 { try await Task.sleep(for: .milliseconds(1)) }
         try await Task.sleep(for: .milliseconds(600))
         #expect(ended.value == 0, "the idle loop was not woken")
         #expect(signals.waiting == 1)
-        signals.endBatch()
-        signals.endBatch()
+        await first.end()
+        await second.end()
+        #expect(signals.busy == 0)
         try await Task.sleep(for: .milliseconds(300))
         #expect(ended.value == 0, "a batch's end wakes no one by itself")
         signals.wakeAll()
@@ -99,31 +102,120 @@ struct WorkerSignalsTests {
     }
 
     /// A batch that runs long does not hold a notification: with no claim begun within the
-    /// delay, it wakes an idle loop.
+    /// delay, it wakes one idle loop (one, however many notifications came meanwhile).
     @Test func aNotificationDuringALongBatchWakesAnIdleLoopAfterTheDelay() async throws {
         let signals = WorkerSignals(busyWakeDelay: .milliseconds(100))
-        signals.beginBatch()
+        let ended = Counter()
+        let batch = OpenBatch(signals)
+        while signals.busy < 1 { try await Task.sleep(for: .milliseconds(1)) }
         let generation = signals.generation
-        let waiter = Task { await signals.wait(since: generation, timeout: .seconds(3600)) }
+        let waiters = (0..<2).map { _ in
+            Task {
+                await signals.wait(since: generation, timeout: .seconds(20))
+                ended.add()
+            }
+        }
+        while signals.waiting < 2 { try await Task.sleep(for: .milliseconds(5)) }
+        let notified = ContinuousClock.now
+        signals.notified()
+        signals.notified()
+        while ended.value < 1 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(notified.duration(to: .now) >= .milliseconds(95), "not before the delay")
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(ended.value == 1 && signals.waiting == 1, "one idle loop woken")
+        signals.wakeAll()
+        for waiter in waiters { await waiter.value }
+        await batch.end()
+    }
+
+    /// When the latest batch began longer ago than the delay, a notification does not wait
+    /// for it: an idle loop is woken at once.
+    @Test func aNotificationWhenTheLatestBatchBeganLongAgoWakesAnIdleLoopAtOnce() async throws {
+        let signals = WorkerSignals(busyWakeDelay: .seconds(2))
+        let batch = OpenBatch(signals)
+        try await Task.sleep(for: .milliseconds(2200))
+        let generation = signals.generation
+        let waiter = Waiter(signals, since: generation)
         while signals.waiting < 1 { try await Task.sleep(for: .milliseconds(5)) }
         let notified = ContinuousClock.now
         signals.notified()
-        signals.notified()  // a second one while the first waits: still one wake-up
-        await waiter.value
-        #expect(notified.duration(to: .now) >= .milliseconds(95), "not before the delay")
-        #expect(signals.waiting == 0)
+        #expect(await waiter.woken)
+        #expect(notified.duration(to: .now) < .milliseconds(1500), "woken at once, not after the 2 s delay")
+        await batch.end()
+    }
+
+    /// A batch that fails (perhaps before its claim ran) passes on a notification that came
+    /// during it: an idle loop is woken at once, and the loop is no longer counted busy.
+    @Test func aFailedBatchPassesOnANotificationItMayNotHaveCovered() async throws {
+        let signals = WorkerSignals(busyWakeDelay: .seconds(3600))
+        let generation = signals.generation
+        let waiter = Waiter(signals, since: generation)
+        while signals.waiting < 1 { try await Task.sleep(for: .milliseconds(5)) }
+        await #expect(throws: Refused.self) {
+            try await signals.batch(since: generation) {
+                signals.notified()  // during the batch: left to it
+                throw Refused()
+            }
+        }
+        #expect(await waiter.woken, "the notification was passed on")
+        #expect(signals.busy == 0)
+        // A batch that succeeds is counted out too.
+        _ = try await signals.batch(since: signals.generation) { 1 }
+        #expect(signals.busy == 0)
     }
 
     /// A loop whose claim was full recruits an idle one at once, busy or not.
     @Test func aFullClaimRecruitsAnIdleLoopEvenDuringABatch() async throws {
         let signals = WorkerSignals(busyWakeDelay: .seconds(3600))
-        signals.beginBatch()
+        let batch = OpenBatch(signals)
+        while signals.busy < 1 { try await Task.sleep(for: .milliseconds(1)) }
         let generation = signals.generation
-        let waiter = Task { await signals.wait(since: generation, timeout: .seconds(3600)) }
+        let waiter = Waiter(signals, since: generation)
         while signals.waiting < 1 { try await Task.sleep(for: .milliseconds(5)) }
         signals.wake()
-        await waiter.value
+        #expect(await waiter.woken)
+        await batch.end()
     }
+}
+
+/// A loop's batch held open until `end()`.
+private struct OpenBatch {
+    let task: Task<Void, Never>
+    let release: AsyncStream<Void>.Continuation
+
+    init(_ signals: WorkerSignals) {
+        let (stream, release) = AsyncStream.makeStream(of: Void.self)
+        self.release = release
+        task = Task {
+            _ = try? await signals.batch(since: signals.generation) {
+                for await _ in stream { break }
+            }
+        }
+    }
+
+    func end() async {
+        release.finish()
+        await task.value
+    }
+}
+
+private struct Refused: Error {}
+
+/// An idle loop waiting for a wake-up (at most 20 s, so that a wake-up that never comes
+/// fails the test instead of hanging the run).
+private struct Waiter {
+    let task: Task<Bool, Never>
+
+    init(_ signals: WorkerSignals, since generation: Int) {
+        task = Task {
+            let start = ContinuousClock.now
+            await signals.wait(since: generation, timeout: .seconds(20))
+            return start.duration(to: .now) < .seconds(15)
+        }
+    }
+
+    /// Whether the wait ended by a wake-up rather than its timeout.
+    var woken: Bool { get async { await task.value } }
 }
 
 private final class Counter: Sendable {

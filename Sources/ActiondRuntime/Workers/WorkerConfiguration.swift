@@ -13,12 +13,13 @@ package struct WorkerConfiguration: Sendable, Hashable {
     /// How often an idle worker looks for work when no notification arrives.
     package var pollInterval: Duration = .seconds(5)
     /// How long a notification that arrives while a loop is in a batch is left to that loop's
-    /// next claim before it wakes an idle loop (WorkerSignals.notified): the most it adds to
-    /// an event's latency, when a batch runs long. At a steady trickle, what arrives during a
-    /// batch then goes into the next one together: in the benchmark's latency phase (1,000
-    /// one-event submits a second) 20 ms took the worker's CPU per event from about 650 to
-    /// 400 µs and the server's from about 1,680 to 1,160 µs, against waking a loop per
-    /// notification; 5 ms took about 15 % off each.
+    /// next claim before it wakes an idle loop (WorkerSignals.notified; at once when the
+    /// latest batch began longer ago than this): the most it adds to an event's latency, when
+    /// a batch runs long. At a steady trickle, what arrives during a batch then goes into the
+    /// next one together: in the benchmark's latency phase (1,000 one-event submits a second)
+    /// 20 ms took the worker's CPU per event from about 650 to 400 µs and the server's from
+    /// about 1,680 to 1,160 µs, against waking a loop per notification; 5 ms took about 15 %
+    /// off each.
     package var busyWakeDelay: Duration = .milliseconds(20)
     /// Exit when no event waits for an outcome, instead of waiting for more.
     package var drain: Bool = false

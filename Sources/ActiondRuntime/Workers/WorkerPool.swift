@@ -61,15 +61,7 @@ package struct WorkerPool: Service {
             do {
                 // Busy from the claim to the batch's end: notifications meanwhile are left to
                 // this loop's next claim (WorkerSignals.notified).
-                signals.beginBatch()
-                let claimed: BatchProcessor.Claimed
-                do {
-                    claimed = try await processor.processBatch()
-                    signals.endBatch()
-                } catch {
-                    signals.endBatch()
-                    throw error
-                }
+                let claimed = try await signals.batch(since: generation) { try await processor.processBatch() }
                 health.recordSuccess()
                 if claimed.events > 0 {
                     errorDelay = .milliseconds(100)

@@ -22,6 +22,10 @@ final class WorkerSignals: Sendable {
         /// goes to an idle loop unless a claim begins first (nil: none pending).
         var deferredWake: Int?
         var deferredWakes = 0
+        /// The timer of the pending deferred wake-up, cancelled when a claim begins first.
+        var deferredTimer: Task<Void, Never>?
+        /// When the latest batch began.
+        var latestBegin: ContinuousClock.Instant?
     }
 
     private let state = Mutex(State())
@@ -55,12 +59,16 @@ final class WorkerSignals: Sendable {
     /// event waking a loop of its own (one-event batches, and claims that find nothing
     /// because another loop took the event first, cost most of a worker's CPU at a steady
     /// trickle; see docs/performance.md). Should no claim begin within `busyWakeDelay` (a
-    /// batch that runs long), an idle loop is woken then. Every notification thus leads to a
-    /// claim that begins after it; the delay is the most it can add to an event's latency.
+    /// batch that runs long), an idle loop is woken then; and when the latest batch began
+    /// longer ago than that, at once. Every notification thus leads to a claim that begins
+    /// after it; the delay is the most it can add to an event's latency.
     func notified() {
+        let now = ContinuousClock.now
         let (continuation, deferred) = state.withLock { state -> (CheckedContinuation<Void, Never>?, Int?) in
             state.generation += 1
-            if state.busy == 0 { return (Self.takeWaiter(&state), nil) }
+            if state.busy == 0 || state.latestBegin.map({ $0.duration(to: now) >= busyWakeDelay }) ?? true {
+                return (Self.takeWaiter(&state), nil)
+            }
             guard state.deferredWake == nil else { return (nil, nil) }
             state.deferredWakes += 1
             state.deferredWake = state.deferredWakes
@@ -68,31 +76,58 @@ final class WorkerSignals: Sendable {
         }
         continuation?.resume()
         if let deferred {
-            Task { [self] in
+            let timer = Task { [self] in
                 try? await Task.sleep(for: busyWakeDelay)
                 let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
                     guard state.deferredWake == deferred else { return nil }  // a claim began since
                     state.deferredWake = nil
+                    state.deferredTimer = nil
                     return Self.takeWaiter(&state)
                 }
                 continuation?.resume()
             }
+            // Kept so that a claim beginning first cancels it (one timer at a time, not one
+            // per notification left running to its end).
+            let stale = state.withLock { state -> Bool in
+                guard state.deferredWake == deferred else { return true }
+                state.deferredTimer = timer
+                return false
+            }
+            if stale { timer.cancel() }
         }
     }
 
-    /// A loop begins a claim: every notification so far is covered by it (its snapshot sees
-    /// what they announced), so a deferred wake-up is no longer needed.
-    func beginBatch() {
-        state.withLock { state in
+    /// Runs one batch of a loop (`body`: its claim, then its work), busy from the start: a
+    /// claim that begins covers every notification so far (its snapshot sees what they
+    /// announced), so a deferred wake-up is no longer needed. Should the batch fail, perhaps
+    /// before its claim ran, a notification that came since `generation` wakes an idle loop
+    /// at once, since this loop now pauses before it claims again.
+    func batch<Result>(since generation: Int, _ body: () async throws -> Result) async throws -> Result {
+        let now = ContinuousClock.now
+        let timer = state.withLock { state -> Task<Void, Never>? in
             state.busy += 1
+            state.latestBegin = now
             state.deferredWake = nil
+            defer { state.deferredTimer = nil }
+            return state.deferredTimer
+        }
+        timer?.cancel()
+        do {
+            let result = try await body()
+            state.withLock { $0.busy -= 1 }
+            return result
+        } catch {
+            let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                state.busy -= 1
+                return state.generation != generation ? Self.takeWaiter(&state) : nil
+            }
+            continuation?.resume()
+            throw error
         }
     }
 
-    /// The loop's batch has ended (committed, found nothing, or failed).
-    func endBatch() {
-        state.withLock { $0.busy -= 1 }
-    }
+    /// Loops in a batch right now.
+    var busy: Int { state.withLock { $0.busy } }
 
     private static func takeWaiter(_ state: inout State) -> CheckedContinuation<Void, Never>? {
         for (id, waiter) in state.waiters {
