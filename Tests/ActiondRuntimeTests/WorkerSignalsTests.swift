@@ -40,15 +40,7 @@ struct WorkerSignalsTests {
     /// A notification wakes one idle loop, not all of them; a reconnect wakes them all.
     @Test func aWakeUpWakesOneWaiterAndWakeAllEveryOne() async throws {
         let signals = WorkerSignals()
-        let ended = Counter()
-        let generation = signals.generation
-        let waiters = (0..<3).map { _ in
-            Task {
-                await signals.wait(since: generation, timeout: .seconds(60))
-                ended.add()
-            }
-        }
-        while signals.waiting < 3 { try await Task.sleep(for: .milliseconds(5)) }
+        let (waiters, ended) = try await Self.idleLoops(3, of: signals)
         signals.wake()
         while ended.value < 1 { try await Task.sleep(for: .milliseconds(5)) }
         try await Task.sleep(for: .milliseconds(200))
@@ -105,17 +97,9 @@ struct WorkerSignalsTests {
     /// delay, it wakes one idle loop (one, however many notifications came meanwhile).
     @Test func aNotificationDuringALongBatchWakesAnIdleLoopAfterTheDelay() async throws {
         let signals = WorkerSignals(busyWakeDelay: .milliseconds(100))
-        let ended = Counter()
         let batch = OpenBatch(signals)
         while signals.busy < 1 { try await Task.sleep(for: .milliseconds(1)) }
-        let generation = signals.generation
-        let waiters = (0..<2).map { _ in
-            Task {
-                await signals.wait(since: generation, timeout: .seconds(20))
-                ended.add()
-            }
-        }
-        while signals.waiting < 2 { try await Task.sleep(for: .milliseconds(5)) }
+        let (waiters, ended) = try await Self.idleLoops(2, of: signals)
         let notified = ContinuousClock.now
         signals.notified()
         signals.notified()
@@ -175,6 +159,23 @@ struct WorkerSignalsTests {
         signals.wake()
         #expect(await waiter.woken)
         await batch.end()
+    }
+}
+
+extension WorkerSignalsTests {
+    /// `count` idle loops waiting (at most 20 s) since the current generation, and how many
+    /// of them have been woken so far.
+    fileprivate static func idleLoops(_ count: Int, of signals: WorkerSignals) async throws -> ([Task<Void, Never>], Counter) {
+        let ended = Counter()
+        let generation = signals.generation
+        let waiters = (0..<count).map { _ in
+            Task {
+                await signals.wait(since: generation, timeout: .seconds(20))
+                ended.add()
+            }
+        }
+        while signals.waiting < count { try await Task.sleep(for: .milliseconds(5)) }
+        return (waiters, ended)
     }
 }
 
