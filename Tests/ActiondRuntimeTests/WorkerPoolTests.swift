@@ -169,12 +169,12 @@ struct WorkerPoolTests {
         }
     }
 
-    /// While one user's batch runs long (its handler holds it 15 s), another user's event is
+    /// While one user's batch runs long (its handler holds it 30 s), another user's event is
     /// not kept for that batch's end: the notification, left to the busy loop at first
     /// (WorkerSignals.notified), wakes the idle loop once no claim has begun for a moment.
     @Test func aLongBatchDoesNotHoldAnotherUsersEvent() async throws {
         try await TestDatabase.with { db in
-            let handler = CheckingRouter(pause: .seconds(15))
+            let handler = CheckingRouter(pause: .seconds(30))
             try await WakeWaits.withIdleWorkers(db, handler) {
                 #expect(try await db.submit(WorkerEvents.json("slow", user: "ana"), via: .oneEvent).sqlState == nil)
                 let inFlight = try await WakeWaits.eventually(30) { handler.state.withLock { $0.inFlight.contains("ana") } }

@@ -67,65 +67,58 @@ struct WorkerSignalsTests {
     /// claims again when its batch ends): the idle loop sleeps on, and a claim that begins
     /// meanwhile takes the pending wake-up away for good.
     @Test func aNotificationDuringABatchIsLeftToTheNextClaim() async throws {
-        let signals = WorkerSignals(busyWakeDelay: .milliseconds(100))
-        let ended = Counter()
-        let first = OpenBatch(signals)
-        while signals.busy < 1 { try await Task.sleep(for: .milliseconds(1)) }
+        let signals = WorkerSignals(busyWakeDelay: .milliseconds(500))
+        let (waiters, ended) = try await Self.idleLoops(1, of: signals)
         let generation = signals.generation
-        let waiter = Task {
-            await signals.wait(since: generation, timeout: .seconds(20))
-            ended.add()
-        }
-        while signals.waiting < 1 { try await Task.sleep(for: .milliseconds(5)) }
+        signals.beginBatch()  // a loop's batch, just begun
         signals.notified()
         #expect(signals.generation == generation + 1, "the busy loop sees the notification")
-        let second = OpenBatch(signals)  // a claim begins: it covers the notification
-        while signals.busy < 2 { try await Task.sleep(for: .milliseconds(1)) }
-        try await Task.sleep(for: .milliseconds(600))
+        #expect(signals.waiting == 1, "the idle loop is not woken at once")
+        signals.beginBatch()  // another claim begins: it covers the notification
+        try await Task.sleep(for: .milliseconds(800))
         #expect(ended.value == 0, "the idle loop was not woken")
         #expect(signals.waiting == 1)
-        await first.end()
-        await second.end()
+        signals.endBatch(failedSince: nil)
+        signals.endBatch(failedSince: nil)
         #expect(signals.busy == 0)
         try await Task.sleep(for: .milliseconds(300))
         #expect(ended.value == 0, "a batch's end wakes no one by itself")
         signals.wakeAll()
-        await waiter.value
+        for waiter in waiters { await waiter.value }
     }
 
     /// A batch that runs long does not hold a notification: with no claim begun within the
     /// delay, it wakes one idle loop (one, however many notifications came meanwhile).
     @Test func aNotificationDuringALongBatchWakesAnIdleLoopAfterTheDelay() async throws {
-        let signals = WorkerSignals(busyWakeDelay: .milliseconds(100))
-        let batch = OpenBatch(signals)
-        while signals.busy < 1 { try await Task.sleep(for: .milliseconds(1)) }
+        let signals = WorkerSignals(busyWakeDelay: .milliseconds(300))
         let (waiters, ended) = try await Self.idleLoops(2, of: signals)
+        signals.beginBatch()
         let notified = ContinuousClock.now
         signals.notified()
         signals.notified()
+        #expect(signals.waiting == 2, "not woken at once")
         while ended.value < 1 { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(notified.duration(to: .now) >= .milliseconds(95), "not before the delay")
+        #expect(notified.duration(to: .now) >= .milliseconds(290), "not before the delay")
         try await Task.sleep(for: .milliseconds(300))
         #expect(ended.value == 1 && signals.waiting == 1, "one idle loop woken")
         signals.wakeAll()
         for waiter in waiters { await waiter.value }
-        await batch.end()
+        signals.endBatch(failedSince: nil)
     }
 
     /// When the latest batch began longer ago than the delay, a notification does not wait
     /// for it: an idle loop is woken at once.
     @Test func aNotificationWhenTheLatestBatchBeganLongAgoWakesAnIdleLoopAtOnce() async throws {
-        let signals = WorkerSignals(busyWakeDelay: .seconds(2))
-        let batch = OpenBatch(signals)
-        try await Task.sleep(for: .milliseconds(2200))
-        let generation = signals.generation
-        let waiter = Waiter(signals, since: generation)
+        let signals = WorkerSignals(busyWakeDelay: .milliseconds(200))
+        signals.beginBatch()
+        try await Task.sleep(for: .milliseconds(300))  // the batch began longer ago than the delay
+        let waiter = Waiter(signals, since: signals.generation)
         while signals.waiting < 1 { try await Task.sleep(for: .milliseconds(5)) }
-        let notified = ContinuousClock.now
         signals.notified()
+        // Taken within the call: a deferred wake-up would leave it waiting for 200 ms.
+        #expect(signals.waiting == 0, "woken at once, not after the delay")
         #expect(await waiter.woken)
-        #expect(notified.duration(to: .now) < .milliseconds(1500), "woken at once, not after the 2 s delay")
-        await batch.end()
+        signals.endBatch(failedSince: nil)
     }
 
     /// A batch that fails (perhaps before its claim ran) passes on a notification that came
@@ -151,14 +144,12 @@ struct WorkerSignalsTests {
     /// A loop whose claim was full recruits an idle one at once, busy or not.
     @Test func aFullClaimRecruitsAnIdleLoopEvenDuringABatch() async throws {
         let signals = WorkerSignals(busyWakeDelay: .seconds(3600))
-        let batch = OpenBatch(signals)
-        while signals.busy < 1 { try await Task.sleep(for: .milliseconds(1)) }
-        let generation = signals.generation
-        let waiter = Waiter(signals, since: generation)
+        signals.beginBatch()
+        let waiter = Waiter(signals, since: signals.generation)
         while signals.waiting < 1 { try await Task.sleep(for: .milliseconds(5)) }
         signals.wake()
         #expect(await waiter.woken)
-        await batch.end()
+        signals.endBatch(failedSince: nil)
     }
 }
 
@@ -176,27 +167,6 @@ extension WorkerSignalsTests {
         }
         while signals.waiting < count { try await Task.sleep(for: .milliseconds(5)) }
         return (waiters, ended)
-    }
-}
-
-/// A loop's batch held open until `end()`.
-private struct OpenBatch {
-    let task: Task<Void, Never>
-    let release: AsyncStream<Void>.Continuation
-
-    init(_ signals: WorkerSignals) {
-        let (stream, release) = AsyncStream.makeStream(of: Void.self)
-        self.release = release
-        task = Task {
-            _ = try? await signals.batch(since: signals.generation) {
-                for await _ in stream { break }
-            }
-        }
-    }
-
-    func end() async {
-        release.finish()
-        await task.value
     }
 }
 

@@ -103,6 +103,19 @@ final class WorkerSignals: Sendable {
     /// before its claim ran, a notification that came since `generation` wakes an idle loop
     /// at once, since this loop now pauses before it claims again.
     func batch<Result>(since generation: Int, _ body: () async throws -> Result) async throws -> Result {
+        beginBatch()
+        do {
+            let result = try await body()
+            endBatch(failedSince: nil)
+            return result
+        } catch {
+            endBatch(failedSince: generation)
+            throw error
+        }
+    }
+
+    /// A loop's batch begins (`batch`'s first step).
+    func beginBatch() {
         let now = ContinuousClock.now
         let timer = state.withLock { state -> Task<Void, Never>? in
             state.busy += 1
@@ -112,18 +125,17 @@ final class WorkerSignals: Sendable {
             return state.deferredTimer
         }
         timer?.cancel()
-        do {
-            let result = try await body()
-            state.withLock { $0.busy -= 1 }
-            return result
-        } catch {
-            let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
-                state.busy -= 1
-                return state.generation != generation ? Self.takeWaiter(&state) : nil
-            }
-            continuation?.resume()
-            throw error
+    }
+
+    /// A loop's batch ends (`batch`'s last step); `failedSince`: the generation read before
+    /// a batch that failed.
+    func endBatch(failedSince generation: Int?) {
+        let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.busy -= 1
+            guard let generation, state.generation != generation else { return nil }
+            return Self.takeWaiter(&state)
         }
+        continuation?.resume()
     }
 
     /// Loops in a batch right now.
