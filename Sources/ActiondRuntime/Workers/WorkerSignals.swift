@@ -166,12 +166,9 @@ final class WorkerSignals: Sendable {
             change(&state)
             state.generation += 1
             var continuations: [CheckedContinuation<Void, Never>] = []
-            for (id, waiter) in state.waiters {
-                if case .waiting(let continuation) = waiter {
-                    continuations.append(continuation)
-                    state.waiters[id] = .done
-                    if !all { break }
-                }
+            while let continuation = Self.takeWaiter(&state) {
+                continuations.append(continuation)
+                if !all { break }
             }
             return continuations
         }
