@@ -50,6 +50,14 @@ package struct GlobalOptions: ParsableArguments {
                         keyFile: keyFile ?? environment.string("key-file"))
     }
 
+    /// `database`, its connections naming `command` in `pg_stat_activity` (`actiond keys
+    /// rotate`), so an operator sees which command holds a connection.
+    package func database(command: String) -> DatabaseOptions {
+        var options = database
+        options.applicationName = "\(Installed.commandName) \(command)"
+        return options
+    }
+
     /// The key file a command would use: the configured one, else the embedded cluster's own;
     /// nil for a server database without one.
     package func keyFilePath() throws -> String? {

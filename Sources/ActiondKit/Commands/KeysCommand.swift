@@ -68,7 +68,7 @@ struct KeysCommand: AsyncParsableCommand {
         func run() async throws {
             let logger = try options.makeLogger()
             let keys = try options.keyRing(command: "keys reseal", logger: logger)
-            try await Database.withClient(options.database, logger: logger) { client, _ in
+            try await Database.withClient(options.database(command: "keys reseal"), logger: logger) { client, _ in
                 try await Migrator(client: client, logger: logger, handlers: Installed.handlers).prepare()
                 let resealing = Resealing(client: client, keys: keys, router: EventRouter(handlers: Installed.handlers), pageSize: pageSize, logger: logger)
                 let passes = try await resealing.run { progress in
@@ -118,7 +118,7 @@ struct KeysCommand: AsyncParsableCommand {
             // forgotten list (the new file's is carried either way).
             let configured = try options.keyFilePath()
             let old: any KeyProvider = retireOld && configured == nil ? new : try options.keyRing(command: "keys rotate", logger: logger).provider
-            try await Database.withClient(options.database, logger: logger) { client, _ in
+            try await Database.withClient(options.database(command: "keys rotate"), logger: logger) { client, _ in
                 try await Migrator(client: client, logger: logger, handlers: Installed.handlers).prepare()
                 // The forgotten list moves with every step, so a forget made with the old file
                 // since the last step is carried before the old file can go.

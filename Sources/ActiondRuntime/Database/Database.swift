@@ -25,7 +25,8 @@ package enum Database {
         _ body: (PostgresClient, DatabaseURL) async throws -> Result
     ) async throws -> Result {
         let url = try await resolve(options, logger: logger)
-        return try await PostgresClient.withClient(url, maximumConnections: options.maximumConnections, logger: logger) { client in
+        return try await PostgresClient.withClient(url, maximumConnections: options.maximumConnections,
+                                                    applicationName: options.applicationName, logger: logger) { client in
             try await body(client, url)
         }
     }

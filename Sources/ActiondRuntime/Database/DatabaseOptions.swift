@@ -11,13 +11,17 @@ package struct DatabaseOptions: Sendable, Hashable {
     package var keyFile: String?
     /// Connections in the pool.
     package var maximumConnections: Int
+    /// What the connections call themselves to the server (`application_name`, seen in
+    /// `pg_stat_activity`); nil leaves it unset.
+    package var applicationName: String?
 
     package init(url: String? = nil, dataDirectory: String? = nil, binDirectory: String? = nil, keyFile: String? = nil,
-                 maximumConnections: Int = 20) {
+                 maximumConnections: Int = 20, applicationName: String? = nil) {
         self.url = url.flatMap { $0.isEmpty ? nil : $0 }
         self.dataDirectory = dataDirectory
         self.binDirectory = binDirectory
         self.keyFile = keyFile.flatMap { $0.isEmpty ? nil : $0 }
         self.maximumConnections = maximumConnections
+        self.applicationName = applicationName
     }
 }
