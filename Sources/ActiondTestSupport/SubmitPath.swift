@@ -3,9 +3,12 @@ import PostgresNIO
 
 /// How a producer's event reaches the log: `actiond.submit(event jsonb)` (the one-event path,
 /// statements of its own) or `actiond.submit_many(events jsonb[])` (the batch path that
-/// `actiond submit` uses). The rule tests run through both.
+/// `actiond submit` uses), the first also prepared. The rule tests run through each.
 package enum SubmitPath: String, CaseIterable, Sendable, CustomStringConvertible {
     case oneEvent = "submit"
+    /// `submit` prepared once per connection (`SubmitOneStatement`), as the bench's producers
+    /// and drivers that cache statements call it.
+    case prepared = "submit, prepared"
     case batch = "submit_many"
 
     package var description: String { rawValue }
@@ -29,6 +32,13 @@ extension TestDatabase {
             switch path {
             case .oneEvent:
                 return .result(try await scalar("SELECT actiond.submit(\(json)::jsonb)::text", as: String.self))
+            case .prepared:
+                return try await client.withConnection { connection in
+                    var answers: [String] = []
+                    for try await answer in try await connection.execute(SubmitOneStatement(event: json), logger: logger) { answers.append(answer) }
+                    guard answers.count == 1 else { return .error(sqlState: "?", message: "\(answers.count) rows") }
+                    return .result(answers[0])
+                }
             case .batch:
                 let rows = try await client.query(
                     "SELECT status, position, error_code, error_message FROM actiond.submit_many(ARRAY[\(json)::jsonb])", logger: logger)

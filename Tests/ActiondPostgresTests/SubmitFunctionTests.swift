@@ -260,10 +260,17 @@ struct SubmitFunctionTests {
         try await TestDatabase.with { db in
             try await db.client.withConnection { connection in
                 try await connection.query("BEGIN", logger: db.logger).drain()
-                let inside = try await connection.query(path == .oneEvent
-                    ? "SELECT actiond.submit(\(EventJSON.invitation().json)::jsonb)::text"
-                    : "SELECT status FROM actiond.submit_many(ARRAY[\(EventJSON.invitation().json)::jsonb])", logger: db.logger)
-                    .collect().first?.decode(String.self)
+                let event = EventJSON.invitation().json
+                var inside: String?
+                switch path {
+                case .oneEvent:
+                    inside = try await connection.query("SELECT actiond.submit(\(event)::jsonb)::text", logger: db.logger).collect().first?.decode(String.self)
+                case .prepared:
+                    for try await answer in try await connection.execute(SubmitOneStatement(event: event), logger: db.logger) { inside = answer }
+                case .batch:
+                    inside = try await connection.query("SELECT status FROM actiond.submit_many(ARRAY[\(event)::jsonb])", logger: db.logger)
+                        .collect().first?.decode(String.self)
+                }
                 #expect(inside?.contains("accepted") == true)
                 try await connection.query("ROLLBACK", logger: db.logger).drain()
             }

@@ -50,7 +50,7 @@ struct WakeUpSlotsTests {
                         for path in SubmitPath.allCases {
                             #expect(try await db.submit(Self.event("while-\(path)"), via: path).sqlState == nil)
                         }
-                        #expect(try await Self.eventually { received.current == 2 }, "one notification per submit")
+                        #expect(try await Self.eventually { received.current == SubmitPath.allCases.count }, "one notification per submit")
                         // A duplicate stores nothing and says nothing.
                         #expect(try await db.submit(Self.event("while-submit"), via: .oneEvent) == .result(
                             #"{"status": "duplicate", "position": \#(try await db.scalar("SELECT position FROM actiond.events WHERE id = 'while-submit'", as: Int.self))}"#))
@@ -59,7 +59,7 @@ struct WakeUpSlotsTests {
                         try await listener.query("SELECT actiond.release_wakeup_slots()", logger: db.logger).drain()
                         #expect(try await db.submit(Self.event("after"), via: .oneEvent).sqlState == nil)
                         try await Task.sleep(for: .milliseconds(500))
-                        #expect(received.current == 2)
+                        #expect(received.current == SubmitPath.allCases.count)
                         tasks.cancelAll()
                     }
                 }
@@ -77,10 +77,11 @@ struct WakeUpSlotsTests {
             try await db.client.withConnection { producer in
                 try await producer.query("BEGIN", logger: db.logger).drain()
                 let event = Self.event("quiet")
-                let statement: PostgresQuery = path == .oneEvent
-                    ? "SELECT actiond.submit(\(event)::jsonb)::text"
-                    : "SELECT status FROM actiond.submit_many(ARRAY[\(event)::jsonb])"
-                _ = try await producer.query(statement, logger: db.logger).collect()
+                switch path {
+                case .oneEvent: _ = try await producer.query("SELECT actiond.submit(\(event)::jsonb)::text", logger: db.logger).collect()
+                case .prepared: for try await _ in try await producer.execute(SubmitOneStatement(event: event), logger: db.logger) {}
+                case .batch: _ = try await producer.query("SELECT status FROM actiond.submit_many(ARRAY[\(event)::jsonb])", logger: db.logger).collect()
+                }
                 let slot = try await producer.query("SELECT pg_backend_pid() % 64", logger: db.logger).collect().first!.decode(Int32.self)
 
                 try await db.client.withConnection { listener in

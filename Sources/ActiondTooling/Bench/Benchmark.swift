@@ -37,7 +37,7 @@ package struct Benchmark: Sendable {
         let settings = try await self.settings()
         say("bulk_submit: \(configuration.submitEvents) events through actiond submit's path")
         let bulk = try await withDatabase("bulk") { url, client in try await SubmitPhases.bulk(self, client: client) }
-        say("single_submit: \(configuration.singleEvents) events, one actiond.submit() call each, \(configuration.singleConnections) connections")
+        say("single_submit: \(configuration.singleEvents) events, one actiond.submit() call each (prepared once per connection), \(configuration.singleConnections) connections")
         let single = try await withDatabase("single") { url, client in try await SubmitPhases.single(self, client: client) }
         say("end_to_end: a backlog of \(configuration.endToEndEvents) mixed events over \(configuration.users) users, drained by actiond work --drain")
         let (endToEnd, rss) = try await withDatabase("drain") { url, client in try await WorkerPhases.endToEnd(self, url: url, client: client) }
@@ -45,7 +45,7 @@ package struct Benchmark: Sendable {
         let (unsealed, _) = try await withDatabase("unsealed") { url, client in
             try await WorkerPhases.endToEnd(self, url: url, client: client, sealing: false)
         }
-        say("latency: \(configuration.latencyRate) events/s offered for \(configuration.latencySeconds) s to a running actiond work, one actiond.submit() per event from \(configuration.singleConnections) connections")
+        say("latency: \(configuration.latencyRate) events/s offered for \(configuration.latencySeconds) s to a running actiond work, one actiond.submit() per event (prepared once per connection) from \(configuration.singleConnections) connections")
         let latency = try await withDatabase("latency") { url, client in try await WorkerPhases.latency(self, url: url, client: client) }
         var scaling: [BenchResult.Scaling] = []
         for processes in configuration.workerProcesses {

@@ -23,7 +23,8 @@ enum SubmitPhases {
         return BenchResult.Rate(events: accepted, seconds: seconds, events_per_second: Double(accepted) / seconds)
     }
 
-    /// One `actiond.submit()` call (its own transaction) per event, from several connections;
+    /// One `actiond.submit()` call (its own transaction, prepared once per connection:
+    /// `SubmitOneStatement`) per event, from several connections;
     /// a user's events always go through the same connection, in order.
     static func single(_ bench: Benchmark, client: PostgresClient) async throws -> BenchResult.Rate {
         let lines = bench.workload(bench.configuration.singleEvents, users: max(64, bench.configuration.singleEvents / 18), runID: "s")
@@ -37,7 +38,7 @@ enum SubmitPhases {
                 group.addTask {
                     try await client.withConnection { connection in
                         for line in part {
-                            try await connection.query("SELECT actiond.submit(\(line)::jsonb)", logger: bench.logger).drain()
+                            for try await _ in try await connection.execute(SubmitOneStatement(event: line), logger: bench.logger) {}
                         }
                     }
                 }

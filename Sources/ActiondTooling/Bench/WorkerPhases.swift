@@ -80,7 +80,7 @@ enum WorkerPhases {
                     try await client.withConnection { connection in
                         for (index, line) in part {
                             try await Task.sleep(until: start.advanced(by: .microseconds(index * 1_000_000 / rate)), clock: clock)
-                            try await connection.query("SELECT actiond.submit(\(line)::jsonb)", logger: bench.logger).drain()
+                            for try await _ in try await connection.execute(SubmitOneStatement(event: line), logger: bench.logger) {}
                         }
                     }
                 }
