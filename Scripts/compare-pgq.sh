@@ -15,7 +15,8 @@
 #      consumed all N).
 #   2. One event per transaction, the producer's call (pgbench, as PostgreSQL's own load
 #      tool, for both, so that the client costs the same): P clients (default 8), each
-#      transaction one statement, the same notification.response envelope (a new uuid id,
+#      transaction one statement, prepared once per session (-M prepared, as drivers that
+#      cache statements send it), the same notification.response envelope (a new uuid id,
 #      one of 10,000 users): `select pgq.insert_event(queue, type, envelope)` into a fresh
 #      PgQ queue, then `select actiond.submit(envelope)` into a freshly migrated actiond
 #      database; alternating, --single-rounds times each (default 2), --single-seconds each
@@ -250,7 +251,7 @@ if [[ $RUN_SINGLE == 1 ]]; then
     printf '\\set u random(1, 10000)\nselect pgq.insert_event('"'"'single'"'"', '"'"'notification.response'"'"', %s::text);\n' "$ENVELOPE" > "$WORK/pgq_single.pgb"
     printf '\\set u random(1, 10000)\nselect actiond.submit(%s);\n' "$ENVELOPE" > "$WORK/actiond_single.pgb"
     single_tps() {  # single_tps URL SCRIPT: transactions/s of one pgbench round
-        "$PGBENCH" -n -c "$PRODUCERS" -j 2 -T "$SINGLE_SECONDS" -f "$2" "$1" 2>&1 \
+        "$PGBENCH" -n -M prepared -c "$PRODUCERS" -j 2 -T "$SINGLE_SECONDS" -f "$2" "$1" 2>&1 \
             | sed -n 's/^tps = \([0-9.]*\) .*/\1/p' | tail -1
     }
     : > "$WORK/single.txt"
@@ -321,13 +322,13 @@ if bench:
 if single:
     pgq_tps = sum(p for p, _ in single) / len(single)
     actiond_tps = sum(a for _, a in single) / len(single)
-    rows.append(("PgQ one-event insert (pgq.insert_event, 1 event/txn, pgbench)", pgq_tps, None, None, None, None))
-    rows.append((f"actiond one-event submit (actiond.submit, 1 event/txn, pgbench): {actiond_tps / pgq_tps:.2f}× PgQ's",
+    rows.append(("PgQ one-event insert (pgq.insert_event, 1 event/txn, pgbench -M prepared)", pgq_tps, None, None, None, None))
+    rows.append((f"actiond one-event submit (actiond.submit, 1 event/txn, pgbench -M prepared): {actiond_tps / pgq_tps:.2f}× PgQ's",
                  actiond_tps, None, None, None, None))
     notes.append("one event per transaction: mean of " + str(len(single)) + " alternating pgbench rounds each ("
                  + ", ".join(f"{p:,.0f}/{a:,.0f}" for p, a in single) + " PgQ/actiond transactions/s)")
 if bench and "single_submit" in bench:
-    notes.append(f"actiond bench single_submit (one actiond.submit() per transaction, from Swift): "
+    notes.append(f"actiond bench single_submit (one actiond.submit() per transaction, prepared, from Swift): "
                  f"{cell(bench['single_submit']['events_per_second'], 0)} events/s")
 
 header = ("system", "events/s", "PostgreSQL", "client side", "total", "WAL B/event")

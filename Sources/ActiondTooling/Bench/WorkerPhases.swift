@@ -74,18 +74,9 @@ enum WorkerPhases {
         }
         let clock = ContinuousClock()
         let start = clock.now
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for part in parts {
-                group.addTask {
-                    try await client.withConnection { connection in
-                        for (index, line) in part {
-                            try await Task.sleep(until: start.advanced(by: .microseconds(index * 1_000_000 / rate)), clock: clock)
-                            for try await _ in try await connection.execute(SubmitOneStatement(event: line), logger: bench.logger) {}
-                        }
-                    }
-                }
-            }
-            try await group.waitForAll()
+        try await SubmitPhases.produce(parts, client: client) { connection, item in
+            try await Task.sleep(until: start.advanced(by: .microseconds(item.index * 1_000_000 / rate)), clock: clock)
+            for try await _ in try await connection.execute(SubmitOneStatement(event: item.line), logger: bench.logger) {}
         }
         let deadline = clock.now.advanced(by: .seconds(60))
         while clock.now < deadline {
