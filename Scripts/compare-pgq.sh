@@ -15,8 +15,9 @@
 #      consumed all N).
 #   2. One event per transaction, the producer's call (pgbench, as PostgreSQL's own load
 #      tool, for both, so that the client costs the same): P clients (default 8), each
-#      transaction one statement, prepared once per session (-M prepared, as drivers that
-#      cache statements send it), the same notification.response envelope (a new uuid id,
+#      transaction one statement, first prepared once per session (-M prepared, as drivers
+#      that cache statements send it), then as a simple query (-M simple: parsed and planned
+#      every call), the same notification.response envelope (a new uuid id,
 #      one of 10,000 users): `select pgq.insert_event(queue, type, envelope)` into a fresh
 #      PgQ queue, then `select actiond.submit(envelope)` into a freshly migrated actiond
 #      database; alternating, --single-rounds times each (default 2), --single-seconds each
@@ -250,17 +251,19 @@ if [[ $RUN_SINGLE == 1 ]]; then
   'occurred_at', '2026-11-26T10:00:00Z', 'data', jsonb_build_object('request_id', 'r' || :u, 'action', 'ACCEPT_ACTION', 'locked', false))"
     printf '\\set u random(1, 10000)\nselect pgq.insert_event('"'"'single'"'"', '"'"'notification.response'"'"', %s::text);\n' "$ENVELOPE" > "$WORK/pgq_single.pgb"
     printf '\\set u random(1, 10000)\nselect actiond.submit(%s);\n' "$ENVELOPE" > "$WORK/actiond_single.pgb"
-    single_tps() {  # single_tps URL SCRIPT: transactions/s of one pgbench round
-        "$PGBENCH" -n -M prepared -c "$PRODUCERS" -j 2 -T "$SINGLE_SECONDS" -f "$2" "$1" 2>&1 \
+    single_tps() {  # single_tps MODE URL SCRIPT: transactions/s of one pgbench round
+        "$PGBENCH" -n -M "$1" -c "$PRODUCERS" -j 2 -T "$SINGLE_SECONDS" -f "$3" "$2" 2>&1 \
             | sed -n 's/^tps = \([0-9.]*\) .*/\1/p' | tail -1
     }
-    : > "$WORK/single.txt"
-    for round in $(seq 1 "$SINGLE_ROUNDS"); do
-        PGQ_TPS=$(single_tps "$PGQ_SINGLE_URL" "$WORK/pgq_single.pgb")
-        ACTIOND_TPS=$(single_tps "$ACTIOND_SINGLE_URL" "$WORK/actiond_single.pgb")
-        [[ -n $PGQ_TPS && -n $ACTIOND_TPS ]] || die "a pgbench round failed (run it by hand: $PGBENCH -f $WORK/actiond_single.pgb)"
-        say "round $round: pgq.insert_event $PGQ_TPS/s, actiond.submit $ACTIOND_TPS/s"
-        echo "$PGQ_TPS $ACTIOND_TPS" >> "$WORK/single.txt"
+    for mode in prepared simple; do
+        : > "$WORK/single-$mode.txt"
+        for round in $(seq 1 "$SINGLE_ROUNDS"); do
+            PGQ_TPS=$(single_tps $mode "$PGQ_SINGLE_URL" "$WORK/pgq_single.pgb")
+            ACTIOND_TPS=$(single_tps $mode "$ACTIOND_SINGLE_URL" "$WORK/actiond_single.pgb")
+            [[ -n $PGQ_TPS && -n $ACTIOND_TPS ]] || die "a pgbench round failed (run it by hand: $PGBENCH -M $mode -f $WORK/actiond_single.pgb)"
+            say "round $round (-M $mode): pgq.insert_event $PGQ_TPS/s, actiond.submit $ACTIOND_TPS/s"
+            echo "$PGQ_TPS $ACTIOND_TPS" >> "$WORK/single-$mode.txt"
+        done
     done
     [[ $KEEP_RUNNING == 1 ]] || psql "$URL" -X -q -c "DROP DATABASE pgq_single" -c "DROP DATABASE actiond_single" >&2 || true
 fi
@@ -283,8 +286,11 @@ def load(name):
     return json.load(open(path)) if os.path.exists(path) else None
 
 pgq, bench = load("pgq.json"), load("actiond.json")
-single_path = os.path.join(work, "single.txt")
-single = [tuple(map(float, line.split())) for line in open(single_path)] if os.path.exists(single_path) else []
+singles = {}
+for mode in ("prepared", "simple"):
+    single_path = os.path.join(work, f"single-{mode}.txt")
+    if os.path.exists(single_path):
+        singles[mode] = [tuple(map(float, line.split())) for line in open(single_path)]
 
 def cell(value, digits=1):
     if value is None:
@@ -319,13 +325,13 @@ if bench:
         notes.append(f"actiond is a {bench['settings'].get('build')} build ({actiond}): build the release one with "
                      "swift build -c release --product actiond for figures worth keeping")
 
-if single:
+for mode, single in singles.items():
     pgq_tps = sum(p for p, _ in single) / len(single)
     actiond_tps = sum(a for _, a in single) / len(single)
-    rows.append(("PgQ one-event insert (pgq.insert_event, 1 event/txn, pgbench -M prepared)", pgq_tps, None, None, None, None))
-    rows.append((f"actiond one-event submit (actiond.submit, 1 event/txn, pgbench -M prepared): {actiond_tps / pgq_tps:.2f}× PgQ's",
+    rows.append((f"PgQ one-event insert (pgq.insert_event, 1 event/txn, pgbench -M {mode})", pgq_tps, None, None, None, None))
+    rows.append((f"actiond one-event submit (actiond.submit, 1 event/txn, pgbench -M {mode}): {actiond_tps / pgq_tps:.2f}× PgQ's",
                  actiond_tps, None, None, None, None))
-    notes.append("one event per transaction: mean of " + str(len(single)) + " alternating pgbench rounds each ("
+    notes.append(f"one event per transaction, -M {mode}: mean of " + str(len(single)) + " alternating pgbench rounds each ("
                  + ", ".join(f"{p:,.0f}/{a:,.0f}" for p, a in single) + " PgQ/actiond transactions/s)")
 if bench and "single_submit" in bench:
     notes.append(f"actiond bench single_submit (one actiond.submit() per transaction, prepared, from Swift): "
