@@ -5,7 +5,10 @@ import PostgresNIO
 /// PostgreSQL then parses and plans the call once per session instead of on every event,
 /// as drivers that cache prepared statements (pgx, JDBC, asyncpg) do by default. Its one
 /// row is `submit`'s answer, `{"status":"accepted"|"duplicate","position":N}`; a refused
-/// event throws the function's error (class 22 or 23, naming the field).
+/// event throws the function's error (class 22 or 23, naming the field). PostgresNIO hands
+/// the row over before the implicit commit of a statement run on its own: where the answer
+/// must mean "committed", run it between BEGIN and COMMIT and take it once COMMIT returned
+/// (the bench's producers measure throughput, and do not).
 package struct SubmitOneStatement: PostgresPreparedStatement {
     package static let sql = "SELECT actiond.submit($1::text::jsonb)::text"
     package typealias Row = String
