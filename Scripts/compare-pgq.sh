@@ -15,9 +15,10 @@
 #      consumed all N).
 #   2. One event per transaction, the producer's call (pgbench, as PostgreSQL's own load
 #      tool, for both, so that the client costs the same): P clients (default 8), each
-#      transaction one statement, first prepared once per session (-M prepared, as drivers
-#      that cache statements send it), then as a simple query (-M simple: parsed and planned
-#      every call), the same notification.response envelope (a new uuid id,
+#      transaction one statement, both prepared once per session (-M prepared, as drivers
+#      that cache statements send it) and as a simple query (-M simple: parsed and planned
+#      every call), the two modes alternating within each round, the same
+#      notification.response envelope (a new uuid id,
 #      one of 10,000 users): `select pgq.insert_event(queue, type, envelope)` into a fresh
 #      PgQ queue, then `select actiond.submit(envelope)` into a freshly migrated actiond
 #      database; alternating, --single-rounds times each (default 2), --single-seconds each
@@ -255,9 +256,11 @@ if [[ $RUN_SINGLE == 1 ]]; then
         "$PGBENCH" -n -M "$1" -c "$PRODUCERS" -j 2 -T "$SINGLE_SECONDS" -f "$3" "$2" 2>&1 \
             | sed -n 's/^tps = \([0-9.]*\) .*/\1/p' | tail -1
     }
-    for mode in prepared simple; do
-        : > "$WORK/single-$mode.txt"
-        for round in $(seq 1 "$SINGLE_ROUNDS"); do
+    : > "$WORK/single-prepared.txt"
+    : > "$WORK/single-simple.txt"
+    # Round by round, both modes in each, so that neither meets the fuller tables alone.
+    for round in $(seq 1 "$SINGLE_ROUNDS"); do
+        for mode in prepared simple; do
             PGQ_TPS=$(single_tps $mode "$PGQ_SINGLE_URL" "$WORK/pgq_single.pgb")
             ACTIOND_TPS=$(single_tps $mode "$ACTIOND_SINGLE_URL" "$WORK/actiond_single.pgb")
             [[ -n $PGQ_TPS && -n $ACTIOND_TPS ]] || die "a pgbench round failed (run it by hand: $PGBENCH -M $mode -f $WORK/actiond_single.pgb)"
