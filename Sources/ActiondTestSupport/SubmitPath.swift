@@ -1,4 +1,5 @@
 import ActiondPostgres
+import Logging
 import PostgresNIO
 
 /// How a producer's event reaches the log: `actiond.submit(event jsonb)` (the one-event path,
@@ -24,23 +25,24 @@ package enum SubmitAnswer: Equatable, Sendable {
     package var message: String? { if case .error(_, let message) = self { message } else { nil } }
 }
 
-extension TestDatabase {
-    /// Submits one event (JSON text) through `path`, in a transaction of its own; submit_many's
-    /// row is read as submit answers.
-    package func submit(_ json: String, via path: SubmitPath) async throws -> SubmitAnswer {
+extension SubmitPath {
+    /// Submits one event (JSON text) through this path on `connection`, in the caller's
+    /// transaction if one is open, else in a statement of its own; submit_many's row is read
+    /// as submit answers.
+    package func submit(_ json: String, on connection: PostgresConnection, logger: Logger) async throws -> SubmitAnswer {
         do {
-            switch path {
+            switch self {
             case .oneEvent:
-                return .result(try await scalar("SELECT actiond.submit(\(json)::jsonb)::text", as: String.self))
+                let rows = try await connection.query("SELECT actiond.submit(\(json)::jsonb)::text", logger: logger).collect()
+                guard rows.count == 1, let row = rows.first else { return .error(sqlState: "?", message: "\(rows.count) rows") }
+                return .result(try row.decode(String.self))
             case .prepared:
-                return try await client.withConnection { connection in
-                    var answers: [String] = []
-                    for try await answer in try await connection.execute(SubmitOneStatement(event: json), logger: logger) { answers.append(answer) }
-                    guard answers.count == 1 else { return .error(sqlState: "?", message: "\(answers.count) rows") }
-                    return .result(answers[0])
-                }
+                var answers: [String] = []
+                for try await answer in try await connection.execute(SubmitOneStatement(event: json), logger: logger) { answers.append(answer) }
+                guard answers.count == 1 else { return .error(sqlState: "?", message: "\(answers.count) rows") }
+                return .result(answers[0])
             case .batch:
-                let rows = try await client.query(
+                let rows = try await connection.query(
                     "SELECT status, position, error_code, error_message FROM actiond.submit_many(ARRAY[\(json)::jsonb])", logger: logger)
                     .collect()
                 guard rows.count == 1, let row = rows.first else { return .error(sqlState: "?", message: "\(rows.count) rows") }
@@ -51,5 +53,12 @@ extension TestDatabase {
         } catch let error as PSQLError {
             return .error(sqlState: error.sqlState ?? "?", message: error.serverInfo?[.message] ?? "")
         }
+    }
+}
+
+extension TestDatabase {
+    /// Submits one event (JSON text) through `path`, in a transaction of its own.
+    package func submit(_ json: String, via path: SubmitPath) async throws -> SubmitAnswer {
+        try await client.withConnection { connection in try await path.submit(json, on: connection, logger: logger) }
     }
 }

@@ -260,18 +260,10 @@ struct SubmitFunctionTests {
         try await TestDatabase.with { db in
             try await db.client.withConnection { connection in
                 try await connection.query("BEGIN", logger: db.logger).drain()
-                let event = EventJSON.invitation().json
-                var inside: String?
-                switch path {
-                case .oneEvent:
-                    inside = try await connection.query("SELECT actiond.submit(\(event)::jsonb)::text", logger: db.logger).collect().first?.decode(String.self)
-                case .prepared:
-                    for try await answer in try await connection.execute(SubmitOneStatement(event: event), logger: db.logger) { inside = answer }
-                case .batch:
-                    inside = try await connection.query("SELECT status FROM actiond.submit_many(ARRAY[\(event)::jsonb])", logger: db.logger)
-                        .collect().first?.decode(String.self)
+                guard case .result(let inside) = try await path.submit(EventJSON.invitation().json, on: connection, logger: db.logger) else {
+                    Issue.record("expected accepted inside the transaction"); return
                 }
-                #expect(inside?.contains("accepted") == true)
+                #expect(inside.contains("accepted"))
                 try await connection.query("ROLLBACK", logger: db.logger).drain()
             }
             #expect(try await Self.stored(db) == (0, 0))

@@ -77,11 +77,7 @@ struct WakeUpSlotsTests {
             try await db.client.withConnection { producer in
                 try await producer.query("BEGIN", logger: db.logger).drain()
                 let event = Self.event("quiet")
-                switch path {
-                case .oneEvent: _ = try await producer.query("SELECT actiond.submit(\(event)::jsonb)::text", logger: db.logger).collect()
-                case .prepared: for try await _ in try await producer.execute(SubmitOneStatement(event: event), logger: db.logger) {}
-                case .batch: _ = try await producer.query("SELECT status FROM actiond.submit_many(ARRAY[\(event)::jsonb])", logger: db.logger).collect()
-                }
+                #expect(try await path.submit(event, on: producer, logger: db.logger).sqlState == nil)
                 let slot = try await producer.query("SELECT pg_backend_pid() % 64", logger: db.logger).collect().first!.decode(Int32.self)
 
                 try await db.client.withConnection { listener in
