@@ -85,10 +85,12 @@ package enum EventProtection {
     /// The intake key ids the events' fields are sealed to (`hpke1.<id>.…`).
     package static func intakeKeyIDs(in events: [LoggedEvent]) -> Set<String> {
         var ids: Set<String> = []
-        for event in events where event.data.contains(IntakeKey.prefix) {
-            for range in event.data.ranges(of: IntakeKey.prefix) {
-                let rest = event.data[range.upperBound...]
-                ids.insert(String(rest.prefix { $0 != "." && $0 != "\"" }))
+        for event in events {
+            var offset = 0
+            while let found = UTF8Bytes.firstOffset(of: IntakeKey.prefix, in: event.data, from: offset) {
+                offset = found + IntakeKey.prefix.utf8.count
+                let rest = event.data.utf8.dropFirst(offset)
+                ids.insert(String(decoding: rest.prefix { $0 != UInt8(ascii: ".") && $0 != UInt8(ascii: "\"") }, as: UTF8.self))
             }
         }
         return ids
@@ -100,12 +102,12 @@ package enum EventProtection {
     private static func mayHoldProtectedFields(_ event: LoggedEvent, router: any EventRouting, categories: CategoryRegistry?) -> Bool? {
         switch event.type {
         case .notificationResponse:
-            return event.data.contains("\"text") ? false : nil
+            return UTF8Bytes.contains(event.data, "\"text") ? false : nil
         case .notificationSent:
             var category: String?
             if case .sent(_, let payload)? = event.input { category = payload["aps"]?["category"]?.stringValue }
             let protects = category.map { router.protectsAlert(category: $0, in: categories) } ?? false
-            return protects || event.data.contains(ProtectedFields.sealedSuffix + "\"") ? protects : nil
+            return protects || UTF8Bytes.contains(event.data, ProtectedFields.sealedSuffix + "\"") ? protects : nil
         default:
             return nil
         }

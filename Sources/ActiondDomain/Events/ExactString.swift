@@ -15,7 +15,7 @@ package struct ExactString: Sendable, Hashable, Comparable, CustomStringConverti
     }
 
     package static func == (lhs: ExactString, rhs: ExactString) -> Bool {
-        lhs.string.utf8.count == rhs.string.utf8.count && lhs.string.utf8.elementsEqual(rhs.string.utf8)
+        UTF8Bytes.equal(lhs.string, rhs.string)
     }
 
     package func hash(into hasher: inout Hasher) {
@@ -36,7 +36,7 @@ package struct ExactString: Sendable, Hashable, Comparable, CustomStringConverti
     }
 
     package static func < (lhs: ExactString, rhs: ExactString) -> Bool {
-        lhs.string.utf8.lexicographicallyPrecedes(rhs.string.utf8)
+        UTF8Bytes.precedes(lhs.string, rhs.string)
     }
 
     package var description: String { string }

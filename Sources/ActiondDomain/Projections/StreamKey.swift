@@ -25,9 +25,9 @@ package struct StreamKey: Sendable, Hashable, Comparable, CustomStringConvertibl
 
     /// Byte-wise, as PostgreSQL's "C" collation orders text: the lock order of shared keys.
     package static func < (lhs: StreamKey, rhs: StreamKey) -> Bool {
-        if !lhs.kind.utf8.elementsEqual(rhs.kind.utf8) { return lhs.kind.utf8.lexicographicallyPrecedes(rhs.kind.utf8) }
-        if !lhs.id.utf8.elementsEqual(rhs.id.utf8) { return lhs.id.utf8.lexicographicallyPrecedes(rhs.id.utf8) }
-        return lhs.userID.utf8.lexicographicallyPrecedes(rhs.userID.utf8)
+        if !UTF8Bytes.equal(lhs.kind, rhs.kind) { return UTF8Bytes.precedes(lhs.kind, rhs.kind) }
+        if !UTF8Bytes.equal(lhs.id, rhs.id) { return UTF8Bytes.precedes(lhs.id, rhs.id) }
+        return UTF8Bytes.precedes(lhs.userID, rhs.userID)
     }
 
     package var description: String { "\(kind)[\(id)\(userID.isEmpty ? "" : ", \(userID)")]" }

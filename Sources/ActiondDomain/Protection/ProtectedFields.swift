@@ -57,8 +57,8 @@ package enum ProtectedFields {
     /// Whether `data` (JSON text) may hold a protected field: a cheap test before parsing.
     package static func mayHold(_ data: String, type: EventType) -> Bool {
         switch type {
-        case .notificationResponse: data.contains("\"text")
-        case .notificationSent: data.contains("\"alert")
+        case .notificationResponse: UTF8Bytes.contains(data, "\"text")
+        case .notificationSent: UTF8Bytes.contains(data, "\"alert")
         default: false
         }
     }

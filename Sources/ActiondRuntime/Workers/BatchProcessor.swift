@@ -85,7 +85,7 @@ struct BatchProcessor: Sendable {
                     if let protected = try? await protect([current], claim: claim, on: connection) {
                         newKeys = protected.keys
                         rewrites = protected.rewrites
-                    } else if ProtectedFields.mayHold(current.data, type: current.type), !current.data.contains("\"aead") {
+                    } else if ProtectedFields.mayHold(current.data, type: current.type), !UTF8Bytes.contains(current.data, "\"aead") {
                         // Nothing of it is at rest and it cannot be sealed: its protected fields
                         // become the unreadable marker rather than stay in clear.
                         rewrites = [EventProtection.Rewrite(userID: current.userID, position: current.position, data: nil)]
