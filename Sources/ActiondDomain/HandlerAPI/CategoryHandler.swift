@@ -183,9 +183,15 @@ extension CategoryHandler where Shared == Never, SharedEvent == Never {
 }
 
 /// A report with no figures.
-public struct NoReport: Encodable, Sendable, Hashable {
+public struct NoReport: Encodable, Sendable, Hashable, JSONWritable {
     /// No figures.
     public init() {}
+
+    /// `{}`.
+    public func write(to json: inout JSONWriter) throws {
+        json.beginObject()
+        json.endObject()
+    }
 }
 
 /// Stored data whose schema version this build cannot read.

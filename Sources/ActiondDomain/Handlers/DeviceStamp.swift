@@ -35,3 +35,13 @@ public struct DeviceStamp: Sendable, Hashable, Comparable, Codable {
         hasher.combine(ExactString(eventID))
     }
 }
+
+extension DeviceStamp: JSONWritable {
+    /// `{"eventID":…,"occurredAt":…}`, as its `Encodable` form.
+    public func write(to json: inout JSONWriter) throws {
+        json.beginObject()
+        json.key("eventID"); json.string(eventID)
+        json.key("occurredAt"); try json.date(occurredAt)
+        json.endObject()
+    }
+}

@@ -213,3 +213,90 @@ public struct MeetingInvitationHandler: CategoryHandler {
         MeetingReport(status: meeting.cancelledAt == nil ? "scheduled" : "cancelled")
     }
 }
+
+// The stored JSON of the invitation's types, written without Codable's containers (JSONWritable).
+
+extension InvitationResponse: JSONWritable {}
+
+extension Invitation: JSONWritable {
+    public func write(to json: inout JSONWriter) throws {
+        json.beginObject()
+        if let dismissed { json.key("dismissed"); try dismissed.write(to: &json) }
+        json.key("meetingID"); json.string(meetingID)
+        if let opened { json.key("opened"); try opened.write(to: &json) }
+        if let responded { json.key("responded"); try responded.write(to: &json) }
+        json.key("response"); try response.write(to: &json)
+        json.key("userID"); json.string(userID)
+        json.endObject()
+    }
+}
+
+extension Meeting: JSONWritable {
+    public func write(to json: inout JSONWriter) throws {
+        json.beginObject()
+        if let cancelledAt { json.key("cancelledAt"); try json.date(cancelledAt) }
+        json.key("meetingID"); json.string(meetingID)
+        json.endObject()
+    }
+}
+
+extension MeetingInvitationEvent: JSONWritable {
+    public func write(to json: inout JSONWriter) throws {
+        json.beginObject()
+        switch self {
+        case .invitationSent(let meetingID, let userID):
+            json.key("invitationSent"); json.beginObject()
+            json.key("meetingID"); json.string(meetingID)
+            json.key("userID"); json.string(userID)
+        case .invitationAnswered(let meetingID, let userID, let response, let stamp):
+            json.key("invitationAnswered"); json.beginObject()
+            json.key("at"); try stamp.write(to: &json)
+            json.key("meetingID"); json.string(meetingID)
+            json.key("response"); try response.write(to: &json)
+            json.key("userID"); json.string(userID)
+        case .invitationOpened(let meetingID, let userID, let stamp):
+            json.key("invitationOpened"); json.beginObject()
+            json.key("at"); try stamp.write(to: &json)
+            json.key("meetingID"); json.string(meetingID)
+            json.key("userID"); json.string(userID)
+        case .invitationDismissed(let meetingID, let userID, let stamp):
+            json.key("invitationDismissed"); json.beginObject()
+            json.key("at"); try stamp.write(to: &json)
+            json.key("meetingID"); json.string(meetingID)
+            json.key("userID"); json.string(userID)
+        }
+        json.endObject()
+        json.endObject()
+    }
+}
+
+extension MeetingEvent: JSONWritable {
+    public func write(to json: inout JSONWriter) throws {
+        switch self {
+        case .meetingCancelled(let meetingID, let time):
+            json.beginObject(); json.key("meetingCancelled"); json.beginObject()
+            json.key("at"); try json.date(time)
+            json.key("meetingID"); json.string(meetingID)
+            json.endObject(); json.endObject()
+        }
+    }
+}
+
+extension MeetingInvitationHandler.InvitationReport: JSONWritable {
+    public func write(to json: inout JSONWriter) throws {
+        json.beginObject()
+        if let dismissedAt { json.key("dismissedAt"); try json.date(dismissedAt) }
+        if let openedAt { json.key("openedAt"); try json.date(openedAt) }
+        if let respondedAt { json.key("respondedAt"); try json.date(respondedAt) }
+        json.key("response"); try response.write(to: &json)
+        json.endObject()
+    }
+}
+
+extension MeetingInvitationHandler.MeetingReport: JSONWritable {
+    public func write(to json: inout JSONWriter) throws {
+        json.beginObject()
+        json.key("status"); json.string(status)
+        json.endObject()
+    }
+}

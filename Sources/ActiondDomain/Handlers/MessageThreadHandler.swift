@@ -160,3 +160,29 @@ public struct MessageThreadHandler: CategoryHandler {
         ThreadReport(messages: thread.messages, replies: thread.replies, lastReadMessageID: thread.lastReadMessageID)
     }
 }
+
+// The stored JSON of the thread's state and report, written without Codable's containers
+// (JSONWritable). Its events hold protected text, whose encoding seals it: they keep Codable.
+
+extension MessageThread: JSONWritable {
+    public func write(to json: inout JSONWriter) throws {
+        json.beginObject()
+        if let lastRead { json.key("lastRead"); try lastRead.write(to: &json) }
+        if let lastReadMessageID { json.key("lastReadMessageID"); json.string(lastReadMessageID) }
+        json.key("receivedMessageIDs"); try receivedMessageIDs.write(to: &json)
+        json.key("replies"); json.number(replies)
+        json.key("threadID"); json.string(threadID)
+        json.key("userID"); json.string(userID)
+        json.endObject()
+    }
+}
+
+extension MessageThreadHandler.ThreadReport: JSONWritable {
+    public func write(to json: inout JSONWriter) throws {
+        json.beginObject()
+        if let lastReadMessageID { json.key("lastReadMessageID"); json.string(lastReadMessageID) }
+        json.key("messages"); json.number(messages)
+        json.key("replies"); json.number(replies)
+        json.endObject()
+    }
+}

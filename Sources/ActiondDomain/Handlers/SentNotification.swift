@@ -62,3 +62,16 @@ public struct SentNotification: Sendable, Hashable, Codable {
         try container.encode(keys, forKey: .keys)
     }
 }
+
+extension SentNotification: JSONWritable {
+    /// The stored form `encode(to:)` writes, keys sorted.
+    public func write(to json: inout JSONWriter) throws {
+        json.beginObject()
+        json.key("category"); json.string(category)
+        json.key("keys"); try keys.write(to: &json)
+        json.key("requestID"); json.string(requestID)
+        json.key("sentAt"); try json.date(sentAt)
+        json.key("userID"); json.string(userID)
+        json.endObject()
+    }
+}

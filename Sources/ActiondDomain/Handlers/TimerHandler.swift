@@ -256,3 +256,77 @@ public struct TimerHandler: CategoryHandler {
         return TimerReport(phase: fold.phase, firesAt: fold.firesAt, snoozeCount: fold.snoozeCount)
     }
 }
+
+// The stored JSON of the timer's types, written without Codable's containers (JSONWritable).
+
+extension TimerPhase: JSONWritable {}
+extension TimerState.Kind: JSONWritable {}
+
+extension TimerState.Response: JSONWritable {
+    public func write(to json: inout JSONWriter) throws {
+        json.beginObject()
+        json.key("at"); try at.write(to: &json)
+        json.key("kind"); try kind.write(to: &json)
+        json.endObject()
+    }
+}
+
+extension TimerState: JSONWritable {
+    public func write(to json: inout JSONWriter) throws {
+        json.beginObject()
+        json.key("maxSnoozes"); json.number(maxSnoozes)
+        if let refiredAt { json.key("refiredAt"); try json.date(refiredAt) }
+        json.key("responses"); try responses.write(to: &json)
+        json.key("snoozeSeconds"); json.number(snoozeSeconds)
+        json.key("timerID"); json.string(timerID)
+        json.key("userID"); json.string(userID)
+        json.endObject()
+    }
+}
+
+extension TimerEvent: JSONWritable {
+    public func write(to json: inout JSONWriter) throws {
+        json.beginObject()
+        switch self {
+        case .timerExpired(let timerID, let userID, let snoozeSeconds, let maxSnoozes):
+            json.key("timerExpired"); json.beginObject()
+            json.key("maxSnoozes"); json.number(maxSnoozes)
+            json.key("snoozeSeconds"); json.number(snoozeSeconds)
+            json.key("timerID"); json.string(timerID)
+            json.key("userID"); json.string(userID)
+        case .timerSnoozed(let timerID, let userID, let stamp):
+            json.key("timerSnoozed"); json.beginObject()
+            json.key("at"); try stamp.write(to: &json)
+            json.key("timerID"); json.string(timerID)
+            json.key("userID"); json.string(userID)
+        case .timerStopped(let timerID, let userID, let stamp):
+            json.key("timerStopped"); json.beginObject()
+            json.key("at"); try stamp.write(to: &json)
+            json.key("timerID"); json.string(timerID)
+            json.key("userID"); json.string(userID)
+        case .timerResponseRejected(let timerID, let userID, let kind, let stamp):
+            json.key("timerResponseRejected"); json.beginObject()
+            json.key("at"); try stamp.write(to: &json)
+            json.key("kind"); try kind.write(to: &json)
+            json.key("timerID"); json.string(timerID)
+            json.key("userID"); json.string(userID)
+        case .timerRefired(let timerID, let userID, let time):
+            json.key("timerRefired"); json.beginObject()
+            json.key("at"); try json.date(time)
+            json.key("timerID"); json.string(timerID)
+            json.key("userID"); json.string(userID)
+        }
+        json.endObject()
+        json.endObject()
+    }
+}
+
+extension TimerHandler.TimerReport: JSONWritable {
+    public func write(to json: inout JSONWriter) throws {
+        json.beginObject()
+        if let firesAt { json.key("firesAt"); try json.date(firesAt) }
+        json.key("phase"); try phase.write(to: &json)
+        json.key("snoozeCount"); json.number(snoozeCount)
+        json.endObject()
+    }
+}

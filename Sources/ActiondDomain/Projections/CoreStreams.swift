@@ -4,15 +4,37 @@ import Foundation
 /// responses are checked against) and each user's protected-data availability.
 package enum CoreStreams {
     /// notification.sent was recorded.
-    enum NotificationEvent: HandlerEvent {
+    enum NotificationEvent: HandlerEvent, JSONWritable {
         case notificationRecorded(SentNotification)
         var name: String { "notification.recorded" }
+
+        func write(to json: inout JSONWriter) throws {
+            switch self {
+            case .notificationRecorded(let notification):
+                json.beginObject(); json.key("notificationRecorded")
+                json.beginObject(); json.key("_0"); try notification.write(to: &json); json.endObject()
+                json.endObject()
+            }
+        }
     }
 
     /// protected_data.unavailable (false) or protected_data.available (true).
-    enum ProtectedDataEvent: HandlerEvent {
+    enum ProtectedDataEvent: HandlerEvent, JSONWritable {
         case protectedDataChanged(userID: String, available: Bool, at: Date)
         var name: String { "protected_data.changed" }
+
+        func write(to json: inout JSONWriter) throws {
+            switch self {
+            case .protectedDataChanged(let userID, let available, let time):
+                json.beginObject(); json.key("protectedDataChanged")
+                json.beginObject()
+                json.key("at"); try json.date(time)
+                json.key("available"); json.bool(available)
+                json.key("userID"); json.string(userID)
+                json.endObject()
+                json.endObject()
+            }
+        }
     }
 
     static let notifications = TypedStreamCodec<SentNotification, NotificationEvent, NoReport>(

@@ -5,7 +5,22 @@ import Foundation
 public enum DomainCoding {
     /// `value` as JSON text: sorted keys, unescaped slashes, times as RFC 3339 text with microseconds
     /// (a time outside 1900 to 2105 throws).
+    /// A value that writes itself (`JSONWritable`) is written by that path.
     public static func encode<T: Encodable>(_ value: T) throws -> String {
+        if let writable = value as? any JSONWritable { return try write(writable) }
+        return try encodeWithCodable(value)
+    }
+
+    /// `value` by its `JSONWritable` path.
+    static func write(_ value: some JSONWritable) throws -> String {
+        var json = JSONWriter(capacity: 256)
+        try value.write(to: &json)
+        return json.text
+    }
+
+    /// `value` by its `Encodable` form, whether or not it writes itself: what a `JSONWritable`
+    /// type's own path must agree with.
+    package static func encodeWithCodable<T: Encodable>(_ value: T) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in

@@ -14,3 +14,13 @@ package struct ProtectedData: Sendable, Hashable, Codable {
         self.changedAt = changedAt
     }
 }
+
+extension ProtectedData: JSONWritable {
+    package func write(to json: inout JSONWriter) throws {
+        json.beginObject()
+        json.key("available"); json.bool(available)
+        json.key("changedAt"); try json.date(changedAt)
+        json.key("userID"); json.string(userID)
+        json.endObject()
+    }
+}

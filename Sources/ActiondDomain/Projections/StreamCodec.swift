@@ -15,6 +15,8 @@ package protocol StreamCodec: Sendable {
     /// The stored projection document of a state: the state, its report figures (what the
     /// report views read) and its schema version.
     func document(_ state: StreamState) throws -> String
+    /// `document`, by Codable alone (tests hold the written form to it).
+    func documentWithCodable(_ state: StreamState) throws -> String
 }
 
 /// A stream kind with typed state and events; the fold and the readers come from its handler.
@@ -56,7 +58,25 @@ struct TypedStreamCodec<State: Codable & Hashable & Sendable, Event: HandlerEven
 
     func document(_ state: StreamState) throws -> String {
         guard let value = state.as(State.self) else { preconditionFailure("a state of another kind was written as \(kind)") }
-        return try DomainCoding.encode(Document(report: report(value), state: value, version: stateVersion))
+        let report = report(value)
+        // The built-in handlers' states and reports write themselves (JSONWritable): the
+        // document around them too, its keys in DomainCoding's order.
+        if let writableState = value as? any JSONWritable, let writableReport = report as? any JSONWritable {
+            var json = JSONWriter(capacity: 512)
+            json.beginObject()
+            json.key("report"); try writableReport.write(to: &json)
+            json.key("state"); try writableState.write(to: &json)
+            json.key("version"); json.number(stateVersion)
+            json.endObject()
+            return json.text
+        }
+        return try DomainCoding.encode(Document(report: report, state: value, version: stateVersion))
+    }
+
+    /// The document of `state` by Codable alone: what the written one must agree with.
+    func documentWithCodable(_ state: StreamState) throws -> String {
+        guard let value = state.as(State.self) else { preconditionFailure("a state of another kind was written as \(kind)") }
+        return try DomainCoding.encodeWithCodable(Document(report: report(value), state: value, version: stateVersion))
     }
 
     private struct Document: Encodable {

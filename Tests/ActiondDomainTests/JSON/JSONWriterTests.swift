@@ -1,4 +1,4 @@
-@testable import ActiondPostgres
+@testable import ActiondDomain
 import Foundation
 import Testing
 
