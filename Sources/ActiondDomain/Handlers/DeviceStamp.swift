@@ -45,3 +45,9 @@ extension DeviceStamp: JSONWritable {
         json.endObject()
     }
 }
+
+extension DeviceStamp: JSONReadable {
+    public init(json: JSONValue) throws {
+        self.init(occurredAt: try json.member("occurredAt").date(), eventID: try json.member("eventID").string())
+    }
+}

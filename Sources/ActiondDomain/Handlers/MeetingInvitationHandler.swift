@@ -300,3 +300,21 @@ extension MeetingInvitationHandler.MeetingReport: JSONWritable {
         json.endObject()
     }
 }
+
+extension InvitationResponse: JSONReadable {}
+
+extension Invitation: JSONReadable {
+    public init(json: JSONValue) throws {
+        self.init(meetingID: try json.member("meetingID").string(), userID: try json.member("userID").string())
+        response = try InvitationResponse(json: json.member("response"))
+        responded = try json.optionalMember("responded").map(DeviceStamp.init(json:))
+        opened = try json.optionalMember("opened").map(DeviceStamp.init(json:))
+        dismissed = try json.optionalMember("dismissed").map(DeviceStamp.init(json:))
+    }
+}
+
+extension Meeting: JSONReadable {
+    public init(json: JSONValue) throws {
+        self.init(meetingID: try json.member("meetingID").string(), cancelledAt: try json.optionalMember("cancelledAt")?.date())
+    }
+}

@@ -75,3 +75,15 @@ extension SentNotification: JSONWritable {
         json.endObject()
     }
 }
+
+extension SentNotification: JSONReadable {
+    /// Today's stored form (a form from before the handler API, without `keys`, throws: the
+    /// `Decodable` form reads it).
+    public init(json: JSONValue) throws {
+        guard case .object(let stored) = try json.member("keys") else { throw JSONShapeError(field: "keys", expected: "an object") }
+        var keys: [String: String] = [:]
+        for (key, value) in stored { keys[key] = try value.string() }
+        self.init(requestID: try json.member("requestID").string(), userID: try json.member("userID").string(),
+                  category: try json.member("category").string(), sentAt: try json.member("sentAt").date(), keys: keys)
+    }
+}

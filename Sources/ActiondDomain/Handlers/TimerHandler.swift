@@ -330,3 +330,21 @@ extension TimerHandler.TimerReport: JSONWritable {
         json.endObject()
     }
 }
+
+extension TimerPhase: JSONReadable {}
+extension TimerState.Kind: JSONReadable {}
+
+extension TimerState.Response: JSONReadable {
+    public init(json: JSONValue) throws {
+        self.init(kind: try TimerState.Kind(json: json.member("kind")), at: try DeviceStamp(json: json.member("at")))
+    }
+}
+
+extension TimerState: JSONReadable {
+    public init(json: JSONValue) throws {
+        self.init(timerID: try json.member("timerID").string(), userID: try json.member("userID").string(),
+                  snoozeSeconds: try json.member("snoozeSeconds").int(), maxSnoozes: try json.member("maxSnoozes").int())
+        responses = try json.member("responses").array(of: Response.self)
+        refiredAt = try json.optionalMember("refiredAt")?.date()
+    }
+}

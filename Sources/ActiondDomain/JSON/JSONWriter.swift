@@ -50,6 +50,16 @@ public struct JSONWriter {
     public mutating func string(_ value: String) {
         separate()
         bytes.append(UInt8(ascii: "\""))
+        // Most text needs no escape: copied at once when it has contiguous UTF-8.
+        let copied: Bool? = value.utf8.withContiguousStorageIfAvailable { utf8 in
+            guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
+            bytes.append(contentsOf: utf8)
+            return true
+        }
+        if copied == true {
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in value.utf8 {
             switch byte {
             case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])

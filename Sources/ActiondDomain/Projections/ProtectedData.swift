@@ -24,3 +24,10 @@ extension ProtectedData: JSONWritable {
         json.endObject()
     }
 }
+
+extension ProtectedData: JSONReadable {
+    package init(json: JSONValue) throws {
+        self.init(userID: try json.member("userID").string(), available: try json.member("available").bool(),
+                  changedAt: try json.member("changedAt").date())
+    }
+}

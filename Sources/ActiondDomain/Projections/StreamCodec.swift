@@ -17,6 +17,8 @@ package protocol StreamCodec: Sendable {
     func document(_ state: StreamState) throws -> String
     /// `document`, by Codable alone (tests hold the written form to it).
     func documentWithCodable(_ state: StreamState) throws -> String
+    /// `decodeState`, by the `Decodable` form alone (tests hold the read form to it).
+    func decodeStateWithCodable(_ document: String) throws -> StreamState
 }
 
 /// A stream kind with typed state and events; the fold and the readers come from its handler.
@@ -42,6 +44,19 @@ struct TypedStreamCodec<State: Codable & Hashable & Sendable, Event: HandlerEven
     /// One parse of the document: the state in today's shape, or, written with another
     /// version, its JSON handed to the handler with that version.
     func decodeState(_ document: String) throws -> StreamState {
+        // A state that reads itself (JSONReadable), stored in today's shape, is read from the
+        // parsed tree; anything else (an older version or shape, a malformed document) by
+        // the Decodable form, which also names what is wrong.
+        if let readable = State.self as? any JSONReadable.Type, let tree = try? JSONValue(parsing: document),
+           (try? tree.optionalMember("version")?.int() ?? 1) == stateVersion, let stateJSON = try? tree.member("state"),
+           let state = try? readable.init(json: stateJSON) as? State {
+            return StreamState(state)
+        }
+        return try decodeStateWithCodable(document)
+    }
+
+    /// `decodeState` by the `Decodable` form alone (tests hold the tree's reading to it).
+    func decodeStateWithCodable(_ document: String) throws -> StreamState {
         let stored = try DomainCoding.decode(Stored.self, from: document, userInfo: [Stored.currentVersion: stateVersion])
         switch stored.state {
         case .current(let state): return StreamState(state)

@@ -3,10 +3,11 @@ import Foundation
 import Testing
 
 /// The built-in handlers' events, states and reports write their stored JSON by hand
-/// (`JSONWritable`); the rebuild, the report views and older builds read what the `Encodable`
-/// form wrote. Each written value must be the same JSON value as its `Encodable` form
-/// (compared as parsed trees: the database stores both as jsonb).
-@Suite("JSONWritable agrees with Codable")
+/// (`JSONWritable`), and their states read it by hand (`JSONReadable`); the rebuild, the report
+/// views and older builds read what the `Encodable` form wrote. Each written value must be the
+/// same JSON value as its `Encodable` form (compared as parsed trees: the database stores both
+/// as jsonb), and each read value the one its `Decodable` form reads.
+@Suite("JSONWritable and JSONReadable agree with Codable")
 struct JSONWritableAgreementTests {
     static func tree(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
 
@@ -15,6 +16,16 @@ struct JSONWritableAgreementTests {
         let written = try DomainCoding.encode(value)
         let codable = try DomainCoding.encodeWithCodable(value)
         #expect(try tree(written) == tree(codable), "written \(written)\ncodable \(codable)", sourceLocation: sourceLocation)
+    }
+
+    /// Written, then read by hand and by Codable: the same value both ways (the value itself
+    /// when its times are whole microseconds, which is what a stored time keeps).
+    static func expectRoundTrip<T: JSONWritable & JSONReadable & Equatable>(_ value: T, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        try expectAgreement(value, sourceLocation: sourceLocation)
+        let written = try DomainCoding.encode(value)
+        let byHand = try T(json: tree(written))
+        #expect(try byHand == DomainCoding.decode(T.self, from: written), "\(written)", sourceLocation: sourceLocation)
+        #expect(try DomainCoding.encode(byHand) == written, "\(written)", sourceLocation: sourceLocation)
     }
 
     /// Text a producer could send in an id or a key: quotes, backslashes, control characters,
@@ -30,21 +41,21 @@ struct JSONWritableAgreementTests {
         for (index, text) in Self.hostile.enumerated() {
             let time = Self.times[index % Self.times.count]
             let stamp = DeviceStamp(occurredAt: time, eventID: text)
-            try Self.expectAgreement(stamp)
+            try Self.expectRoundTrip(stamp)
             let notification = SentNotification(requestID: text, userID: "u" + text, category: text, sentAt: time,
                                                 keys: index == 0 ? [:] : ["MEETING_ID": text, text: "v", "\u{e9}": text, "Z": ""])
-            try Self.expectAgreement(notification)
+            try Self.expectRoundTrip(notification)
             try Self.expectAgreement(CoreStreams.NotificationEvent.notificationRecorded(notification))
-            try Self.expectAgreement(ProtectedData(userID: text, available: index % 2 == 0, changedAt: time))
+            try Self.expectRoundTrip(ProtectedData(userID: text, available: index % 2 == 0, changedAt: time))
             try Self.expectAgreement(CoreStreams.ProtectedDataEvent.protectedDataChanged(userID: text, available: index % 2 == 1, at: time))
             try Self.expectAgreement(NoReport())
 
-            var timer = TimerState(timerID: text, userID: text, snoozeSeconds: index * 60, maxSnoozes: Int.max - index)
-            try Self.expectAgreement(timer)
+            var timer = TimerState(timerID: text, userID: text, snoozeSeconds: -index * 60, maxSnoozes: (index + 1) * 1_000_003)
+            try Self.expectRoundTrip(timer)
             timer.record(TimerState.Response(kind: .snooze, at: stamp))
             timer.record(TimerState.Response(kind: .stop, at: DeviceStamp(occurredAt: Fixtures.at(1), eventID: "e")))
             timer.refiredAt = index % 2 == 0 ? time : nil
-            try Self.expectAgreement(timer)
+            try Self.expectRoundTrip(timer)
             for event: TimerEvent in [.timerExpired(timerID: text, userID: text, snoozeSeconds: -index, maxSnoozes: Int.min + index),
                                       .timerSnoozed(timerID: text, userID: text, at: stamp), .timerStopped(timerID: text, userID: text, at: stamp),
                                       .timerResponseRejected(timerID: text, userID: text, kind: .snooze, at: stamp),
@@ -57,14 +68,14 @@ struct JSONWritableAgreementTests {
             }
 
             var invitation = Invitation(meetingID: text, userID: text)
-            try Self.expectAgreement(invitation)
+            try Self.expectRoundTrip(invitation)
             invitation.response = index % 2 == 0 ? .accepted : .declined
             invitation.responded = stamp
             invitation.opened = index % 3 == 0 ? stamp : nil
             invitation.dismissed = index % 2 == 1 ? stamp : nil
-            try Self.expectAgreement(invitation)
-            try Self.expectAgreement(Meeting(meetingID: text))
-            try Self.expectAgreement(Meeting(meetingID: text, cancelledAt: time))
+            try Self.expectRoundTrip(invitation)
+            try Self.expectRoundTrip(Meeting(meetingID: text))
+            try Self.expectRoundTrip(Meeting(meetingID: text, cancelledAt: time))
             for event: MeetingInvitationEvent in [.invitationSent(meetingID: text, userID: text),
                                                   .invitationAnswered(meetingID: text, userID: text, response: .accepted, at: stamp),
                                                   .invitationAnswered(meetingID: text, userID: text, response: .pending, at: stamp),
@@ -77,13 +88,13 @@ struct JSONWritableAgreementTests {
             try Self.expectAgreement(MeetingInvitationHandler().sharedReport(Meeting(meetingID: text, cancelledAt: index % 2 == 0 ? time : nil)))
 
             var thread = MessageThread(threadID: text, userID: text)
-            try Self.expectAgreement(thread)
+            try Self.expectRoundTrip(thread)
             _ = thread.receive(text)
             _ = thread.receive("m2")
             thread.replies = index
             thread.lastReadMessageID = index % 2 == 0 ? text : nil
             thread.lastRead = index % 2 == 0 ? stamp : nil
-            try Self.expectAgreement(thread)
+            try Self.expectRoundTrip(thread)
             try Self.expectAgreement(MessageThreadHandler().report(thread))
         }
     }
@@ -129,6 +140,8 @@ struct JSONWritableAgreementTests {
             let codec = try catalog.codec(key.kind)
             let written = try codec.document(state)
             #expect(try Self.tree(written) == Self.tree(codec.documentWithCodable(state)), "\(key): \(written)")
+            #expect(try codec.decodeState(written) == state, "\(key): \(written)")
+            #expect(try codec.decodeStateWithCodable(written) == state, "\(key): \(written)")
             kinds.insert(key.kind)
         }
         #expect(kinds == ["notification", "protected_data", "invitation", "meeting", "timer", "thread"])
@@ -142,5 +155,24 @@ struct JSONWritableAgreementTests {
         #expect(names.isSuperset(of: ["notification.recorded", "protected_data.changed", "invitation.sent", "invitation.answered",
                                       "invitation.opened", "invitation.dismissed", "meeting.cancelled", "timer.expired",
                                       "timer.snoozed", "timer.stopped", "timer.response_rejected"]), "\(names.sorted())")
+    }
+
+    /// What the hand reader does not read goes to the `Decodable` form: a notification stored
+    /// before the handler API (custom keys in fields of their own), a state of an older
+    /// version (handed to its handler), and a malformed document (refused, naming it).
+    @Test func olderShapesAndMalformedDocumentsAreReadByTheDecodableForm() throws {
+        let catalog = EventRouter().catalog
+        let legacy = #"{"report":{},"state":{"category":"MEETING_INVITATION","meetingID":"m1","requestID":"r","sentAt":"2026-11-22T09:30:00.250000Z","userID":"u"},"version":1}"#
+        let notification = try #require(try catalog.decodeState(kind: "notification", document: legacy).as(SentNotification.self))
+        #expect(notification.keys == ["MEETING_ID": "m1"])
+        #expect(notification.sentAt == MicrosecondTimestamp.parse("2026-11-22T09:30:00.250000Z"))
+        for document in [#"{"state":{"timerID":"t","userID":"u"},"version":1}"#, #"{"state":{"timerID":"t","userID":"u","snoozeSeconds":1.5,"maxSnoozes":1,"responses":[]},"version":1}"#,
+                         #"{"state":{"timerID":"t","userID":"u","snoozeSeconds":1,"maxSnoozes":1,"responses":[{"kind":"nap","at":{"eventID":"e","occurredAt":"2026-11-22T09:30:00.000000Z"}}]}}"#,
+                         #"{"state":{"timerID":"t","userID":"u","snoozeSeconds":1,"maxSnoozes":1,"responses":[],"refiredAt":"yesterday"}}"#, "not json"] {
+            #expect(throws: (any Error).self, "\(document)") { try catalog.decodeState(kind: "timer", document: document) }
+        }
+        let big = #"{"state":{"timerID":"t","userID":"u","snoozeSeconds":540,"maxSnoozes":9223372036854775807,"responses":[]},"version":1}"#
+        let timer = try #require(try catalog.decodeState(kind: "timer", document: big).as(TimerState.self))
+        #expect(timer.maxSnoozes == Int.max)
     }
 }
