@@ -161,8 +161,38 @@ public struct MessageThreadHandler: CategoryHandler {
     }
 }
 
-// The stored JSON of the thread's state and report, written without Codable's containers
-// (JSONWritable). Its events hold protected text, whose encoding seals it: they keep Codable.
+// The stored JSON of the thread's state, events and report, written without Codable's
+// containers (JSONWritable). An event's text is sealed as it is written, bound to its key
+// (`body`, `text`) as `ProtectedText.encode(to:)` binds it.
+
+extension MessageThreadEvent: JSONWritable {
+    public func write(to json: inout JSONWriter) throws {
+        json.beginObject()
+        switch self {
+        case .messageReceived(let threadID, let userID, let messageID, let body, let time):
+            json.key("messageReceived"); json.beginObject()
+            json.key("at"); try json.date(time)
+            if let body { json.key("body"); try body.write(to: &json, field: "body") }
+            json.key("messageID"); json.string(messageID)
+            json.key("threadID"); json.string(threadID)
+            json.key("userID"); json.string(userID)
+        case .replyPosted(let threadID, let userID, let text, let stamp):
+            json.key("replyPosted"); json.beginObject()
+            json.key("at"); try stamp.write(to: &json)
+            json.key("text"); try text.write(to: &json, field: "text")
+            json.key("threadID"); json.string(threadID)
+            json.key("userID"); json.string(userID)
+        case .threadRead(let threadID, let userID, let messageID, let stamp):
+            json.key("threadRead"); json.beginObject()
+            json.key("at"); try stamp.write(to: &json)
+            json.key("messageID"); json.string(messageID)
+            json.key("threadID"); json.string(threadID)
+            json.key("userID"); json.string(userID)
+        }
+        json.endObject()
+        json.endObject()
+    }
+}
 
 extension MessageThread: JSONWritable {
     public func write(to json: inout JSONWriter) throws {

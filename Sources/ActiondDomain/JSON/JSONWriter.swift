@@ -22,9 +22,13 @@ public struct JSONWriter {
     /// The text written so far.
     public var text: String { String(decoding: bytes, as: UTF8.self) }
 
+    /// `{`: the members that follow, each a `key` then its value, until `endObject`.
     public mutating func beginObject() { separate(); bytes.append(UInt8(ascii: "{")); needsComma.append(false) }
+    /// `}`.
     public mutating func endObject() { bytes.append(UInt8(ascii: "}")); needsComma.removeLast() }
+    /// `[`: the values that follow, until `endArray`.
     public mutating func beginArray() { separate(); bytes.append(UInt8(ascii: "[")); needsComma.append(false) }
+    /// `]`.
     public mutating func endArray() { bytes.append(UInt8(ascii: "]")); needsComma.removeLast() }
 
     /// The key of the next value (its comma, if any, is written here): a name that needs no
@@ -73,11 +77,13 @@ public struct JSONWriter {
         bytes.append(UInt8(ascii: "\""))
     }
 
+    /// An integer.
     public mutating func number(_ value: some BinaryInteger) {
         separate()
         bytes.append(contentsOf: String(value).utf8)
     }
 
+    /// `true` or `false`.
     public mutating func bool(_ value: Bool) {
         separate()
         bytes.append(contentsOf: (value ? "true" : "false").utf8)
@@ -95,6 +101,7 @@ public struct JSONWriter {
         bytes.append(contentsOf: json.utf8)
     }
 
+    /// `null`.
     public mutating func null() {
         separate()
         bytes.append(contentsOf: "null".utf8)

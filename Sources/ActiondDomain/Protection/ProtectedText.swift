@@ -77,6 +77,29 @@ public struct ProtectedText: Sendable, Hashable, Codable, CustomStringConvertibl
         }
     }
 
+    /// `encode(to:)`'s stored form, written by hand (`JSONWritable` events that hold protected
+    /// text): `field` is the key the text is stored under, which the seal binds, as the last
+    /// named key of the coding path is for `encode(to:)`.
+    package func write(to json: inout JSONWriter, field: String) throws {
+        json.beginObject()
+        switch content {
+        case .forgotten:
+            json.key("forgotten"); json.bool(true)
+        case .clear(let text):
+            guard let scope = TextSealing.current else {
+                throw EncodingError.invalidValue(self, EncodingError.Context(
+                    codingPath: [],
+                    debugDescription: "protected text can be stored only in a handler's events (where actiond seals it), not in its state or report"))
+            }
+            if scope.clearBecomesForgotten {
+                json.key("forgotten"); json.bool(true)
+            } else {
+                json.key("sealed"); json.string(try scope.seal(text, field: field))
+            }
+        }
+        json.endObject()
+    }
+
     /// Reads the stored form: sealed text is opened with its user's key (forgotten when the
     /// key was destroyed by `actiond forget`); a plain string is text stored before sealing.
     public init(from decoder: any Decoder) throws {

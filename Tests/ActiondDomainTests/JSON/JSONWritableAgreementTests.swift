@@ -147,7 +147,8 @@ struct JSONWritableAgreementTests {
         #expect(kinds == ["notification", "protected_data", "invitation", "meeting", "timer", "thread"])
 
         var names: Set<String> = []
-        for appended in run.state.appended where appended.event.payload is any JSONWritable {
+        // (Text sealed as it was written: threadEventsSealTheirTextAlike compares those.)
+        for appended in run.state.appended where appended.event.payload is any JSONWritable && !appended.event.carriesProtectedText {
             func codable(_ payload: some HandlerEvent) throws -> String { try DomainCoding.encodeWithCodable(payload) }
             #expect(try Self.tree(appended.json) == Self.tree(codable(appended.event.payload)), "\(appended.json)")
             names.insert(appended.event.type)
@@ -174,5 +175,45 @@ struct JSONWritableAgreementTests {
         let big = #"{"state":{"timerID":"t","userID":"u","snoozeSeconds":540,"maxSnoozes":9223372036854775807,"responses":[]},"version":1}"#
         let timer = try #require(try catalog.decodeState(kind: "timer", document: big).as(TimerState.self))
         #expect(timer.maxSnoozes == Int.max)
+    }
+
+    /// Seals as `field:user:row:text`, so that two writes of the same text compare equal and
+    /// show what the seal was bound to.
+    struct RecordingSealer: TextSealer {
+        func seal(_ text: String, binding: SealBinding) throws -> String { "\(binding.field):\(binding.user):\(binding.row):\(text)" }
+        func open(_ sealed: String, binding: SealBinding) throws -> ProtectedText { ProtectedText(String(sealed.split(separator: ":").last ?? "")) }
+    }
+
+    /// A thread's events seal their text as they are written: both paths bind it to the same
+    /// field, user and row, store a forgotten text alike, and refuse alike where no text may be
+    /// stored (outside a sealing scope, in shared state).
+    @Test func threadEventsSealTheirTextAlike() throws {
+        let stamp = DeviceStamp(occurredAt: Fixtures.at(3), eventID: "e\"1")
+        var events: [MessageThreadEvent] = [.threadRead(threadID: "t", userID: "u", messageID: "m", at: stamp)]
+        for (index, text) in Self.hostile.enumerated() {
+            let time = Self.times[index % Self.times.count]
+            events += [.messageReceived(threadID: text, userID: text, messageID: text, body: ProtectedText(text), at: time),
+                       .messageReceived(threadID: text, userID: text, messageID: text, body: nil, at: time),
+                       .messageReceived(threadID: "t", userID: "u", messageID: "m", body: .forgotten, at: time),
+                       .replyPosted(threadID: text, userID: text, text: ProtectedText(text), at: stamp),
+                       .replyPosted(threadID: "t", userID: "u", text: .forgotten, at: stamp)]
+        }
+        for forgetting in [false, true] {
+            let scope = TextSealing(sealer: RecordingSealer(), user: "ana", row: "domain:7:thread:t", clearBecomesForgotten: forgetting)
+            try TextSealing.$current.withValue(scope) {
+                for event in events { try Self.expectAgreement(event) }
+            }
+        }
+        let withText = MessageThreadEvent.replyPosted(threadID: "t", userID: "u", text: "hi", at: stamp)
+        let written = try TextSealing.$current.withValue(TextSealing(sealer: RecordingSealer(), user: "ana", row: "r")) {
+            try DomainCoding.encode(withText)
+        }
+        #expect(written.contains(#""sealed":"text:ana:r:hi""#), "\(written)")
+        #expect(throws: (any Error).self) { try DomainCoding.encode(withText) }
+        #expect(throws: (any Error).self) { try DomainCoding.encodeWithCodable(withText) }
+        TextSealing.$current.withValue(TextSealing(sealer: RecordingSealer(), user: "", row: "r")) {
+            #expect(throws: SharedProtectedText.self) { try DomainCoding.encode(withText) }
+            #expect(throws: SharedProtectedText.self) { try DomainCoding.encodeWithCodable(withText) }
+        }
     }
 }
