@@ -47,6 +47,7 @@ extension DeviceStamp: JSONWritable {
 }
 
 extension DeviceStamp: JSONReadable {
+    /// Reads `{"eventID":…,"occurredAt":…}`.
     public init(json: JSONValue) throws {
         self.init(occurredAt: try json.member("occurredAt").date(), eventID: try json.member("eventID").string())
     }

@@ -219,6 +219,7 @@ public struct MeetingInvitationHandler: CategoryHandler {
 extension InvitationResponse: JSONWritable {}
 
 extension Invitation: JSONWritable {
+    /// Writes the value as its `Encodable` form would.
     public func write(to json: inout JSONWriter) throws {
         json.beginObject()
         if let dismissed { json.key("dismissed"); try dismissed.write(to: &json) }
@@ -232,6 +233,7 @@ extension Invitation: JSONWritable {
 }
 
 extension Meeting: JSONWritable {
+    /// Writes the value as its `Encodable` form would.
     public func write(to json: inout JSONWriter) throws {
         json.beginObject()
         if let cancelledAt { json.key("cancelledAt"); try json.date(cancelledAt) }
@@ -241,6 +243,7 @@ extension Meeting: JSONWritable {
 }
 
 extension MeetingInvitationEvent: JSONWritable {
+    /// Writes the value as its `Encodable` form would.
     public func write(to json: inout JSONWriter) throws {
         json.beginObject()
         switch self {
@@ -271,6 +274,7 @@ extension MeetingInvitationEvent: JSONWritable {
 }
 
 extension MeetingEvent: JSONWritable {
+    /// Writes the value as its `Encodable` form would.
     public func write(to json: inout JSONWriter) throws {
         switch self {
         case .meetingCancelled(let meetingID, let time):
@@ -283,6 +287,7 @@ extension MeetingEvent: JSONWritable {
 }
 
 extension MeetingInvitationHandler.InvitationReport: JSONWritable {
+    /// Writes the value as its `Encodable` form would.
     public func write(to json: inout JSONWriter) throws {
         json.beginObject()
         if let dismissedAt { json.key("dismissedAt"); try json.date(dismissedAt) }
@@ -294,6 +299,7 @@ extension MeetingInvitationHandler.InvitationReport: JSONWritable {
 }
 
 extension MeetingInvitationHandler.MeetingReport: JSONWritable {
+    /// Writes the value as its `Encodable` form would.
     public func write(to json: inout JSONWriter) throws {
         json.beginObject()
         json.key("status"); json.string(status)
@@ -304,6 +310,7 @@ extension MeetingInvitationHandler.MeetingReport: JSONWritable {
 extension InvitationResponse: JSONReadable {}
 
 extension Invitation: JSONReadable {
+    /// Reads today's stored form (see `JSONReadable`).
     public init(json: JSONValue) throws {
         self.init(meetingID: try json.member("meetingID").string(), userID: try json.member("userID").string())
         response = try InvitationResponse(json: json.member("response"))
@@ -314,6 +321,7 @@ extension Invitation: JSONReadable {
 }
 
 extension Meeting: JSONReadable {
+    /// Reads today's stored form (see `JSONReadable`).
     public init(json: JSONValue) throws {
         self.init(meetingID: try json.member("meetingID").string(), cancelledAt: try json.optionalMember("cancelledAt")?.date())
     }

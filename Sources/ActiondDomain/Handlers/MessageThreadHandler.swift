@@ -166,6 +166,7 @@ public struct MessageThreadHandler: CategoryHandler {
 // (`body`, `text`) as `ProtectedText.encode(to:)` binds it.
 
 extension MessageThreadEvent: JSONWritable {
+    /// Writes the value as its `Encodable` form would.
     public func write(to json: inout JSONWriter) throws {
         json.beginObject()
         switch self {
@@ -195,6 +196,7 @@ extension MessageThreadEvent: JSONWritable {
 }
 
 extension MessageThread: JSONWritable {
+    /// Writes the value as its `Encodable` form would.
     public func write(to json: inout JSONWriter) throws {
         json.beginObject()
         if let lastRead { json.key("lastRead"); try lastRead.write(to: &json) }
@@ -208,6 +210,7 @@ extension MessageThread: JSONWritable {
 }
 
 extension MessageThreadHandler.ThreadReport: JSONWritable {
+    /// Writes the value as its `Encodable` form would.
     public func write(to json: inout JSONWriter) throws {
         json.beginObject()
         if let lastReadMessageID { json.key("lastReadMessageID"); json.string(lastReadMessageID) }
@@ -218,6 +221,7 @@ extension MessageThreadHandler.ThreadReport: JSONWritable {
 }
 
 extension MessageThread: JSONReadable {
+    /// Reads today's stored form (see `JSONReadable`).
     public init(json: JSONValue) throws {
         self.init(threadID: try json.member("threadID").string(), userID: try json.member("userID").string())
         guard case .array(let received) = try json.member("receivedMessageIDs") else {

@@ -263,6 +263,7 @@ extension TimerPhase: JSONWritable {}
 extension TimerState.Kind: JSONWritable {}
 
 extension TimerState.Response: JSONWritable {
+    /// Writes the value as its `Encodable` form would.
     public func write(to json: inout JSONWriter) throws {
         json.beginObject()
         json.key("at"); try at.write(to: &json)
@@ -272,6 +273,7 @@ extension TimerState.Response: JSONWritable {
 }
 
 extension TimerState: JSONWritable {
+    /// Writes the value as its `Encodable` form would.
     public func write(to json: inout JSONWriter) throws {
         json.beginObject()
         json.key("maxSnoozes"); json.number(maxSnoozes)
@@ -285,6 +287,7 @@ extension TimerState: JSONWritable {
 }
 
 extension TimerEvent: JSONWritable {
+    /// Writes the value as its `Encodable` form would.
     public func write(to json: inout JSONWriter) throws {
         json.beginObject()
         switch self {
@@ -322,6 +325,7 @@ extension TimerEvent: JSONWritable {
 }
 
 extension TimerHandler.TimerReport: JSONWritable {
+    /// Writes the value as its `Encodable` form would.
     public func write(to json: inout JSONWriter) throws {
         json.beginObject()
         if let firesAt { json.key("firesAt"); try json.date(firesAt) }
@@ -335,12 +339,14 @@ extension TimerPhase: JSONReadable {}
 extension TimerState.Kind: JSONReadable {}
 
 extension TimerState.Response: JSONReadable {
+    /// Reads today's stored form (see `JSONReadable`).
     public init(json: JSONValue) throws {
         self.init(kind: try TimerState.Kind(json: json.member("kind")), at: try DeviceStamp(json: json.member("at")))
     }
 }
 
 extension TimerState: JSONReadable {
+    /// Reads today's stored form (see `JSONReadable`).
     public init(json: JSONValue) throws {
         self.init(timerID: try json.member("timerID").string(), userID: try json.member("userID").string(),
                   snoozeSeconds: try json.member("snoozeSeconds").int(), maxSnoozes: try json.member("maxSnoozes").int())

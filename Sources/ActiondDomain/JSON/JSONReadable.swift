@@ -6,6 +6,8 @@ import Foundation
 /// used them). `init(json:)` throws wherever the value is not in today's shape; the reader
 /// then reads the text by the `Decodable` form, which reads older shapes and names the
 /// problem. The built-in handlers' states adopt it; a test holds each to its `Decodable` form.
+/// (One difference the reader cannot see: of a key given twice, the tree keeps the last and
+/// JSONDecoder the first. Stored states are jsonb, which keeps one of each key.)
 public protocol JSONReadable: Decodable {
     /// Reads the value from its stored JSON.
     init(json: JSONValue) throws
@@ -17,6 +19,14 @@ public struct JSONShapeError: Error, CustomStringConvertible, Sendable {
     public var field: String
     /// What was expected there.
     public var expected: String
+
+    /// A value other than `expected` (or none) at `field`.
+    public init(field: String, expected: String) {
+        self.field = field
+        self.expected = expected
+    }
+
+    /// `field: expected …`.
     public var description: String { "\(field): expected \(expected)" }
 }
 
@@ -68,6 +78,7 @@ extension JSONValue {
 }
 
 extension RawRepresentable where Self: JSONReadable, RawValue == String {
+    /// The case whose raw value is this string.
     public init(json: JSONValue) throws {
         guard let value = Self(rawValue: try json.string()) else { throw JSONShapeError(field: "value", expected: "one of the known cases") }
         self = value

@@ -131,22 +131,27 @@ public protocol JSONWritable: Encodable {
 }
 
 extension String: JSONWritable {
+    /// A JSON string.
     public func write(to json: inout JSONWriter) throws { json.string(self) }
 }
 
 extension Int: JSONWritable {
+    /// A JSON number.
     public func write(to json: inout JSONWriter) throws { json.number(self) }
 }
 
 extension Bool: JSONWritable {
+    /// `true` or `false`.
     public func write(to json: inout JSONWriter) throws { json.bool(self) }
 }
 
 extension Date: JSONWritable {
+    /// RFC 3339 text with microseconds, as `DomainCoding` stores a time.
     public func write(to json: inout JSONWriter) throws { try json.date(self) }
 }
 
 extension Array: JSONWritable where Element: JSONWritable {
+    /// A JSON array of the elements, in order.
     public func write(to json: inout JSONWriter) throws {
         json.beginArray()
         for element in self { try element.write(to: &json) }
@@ -167,5 +172,6 @@ extension Dictionary: JSONWritable where Key == String, Value: JSONWritable {
 }
 
 extension RawRepresentable where Self: JSONWritable, RawValue == String {
+    /// The raw value, as a string.
     public func write(to json: inout JSONWriter) throws { json.string(rawValue) }
 }

@@ -19,8 +19,8 @@ public enum DomainCoding {
     }
 
     /// `value` by its `Encodable` form, whether or not it writes itself: what a `JSONWritable`
-    /// type's own path must agree with.
-    package static func encodeWithCodable<T: Encodable>(_ value: T) throws -> String {
+    /// type's own path must agree with (compare the two in a test).
+    public static func encodeWithCodable<T: Encodable>(_ value: T) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in

@@ -79,8 +79,9 @@ public struct ProtectedText: Sendable, Hashable, Codable, CustomStringConvertibl
 
     /// `encode(to:)`'s stored form, written by hand (`JSONWritable` events that hold protected
     /// text): `field` is the key the text is stored under, which the seal binds, as the last
-    /// named key of the coding path is for `encode(to:)`.
-    package func write(to json: inout JSONWriter, field: String) throws {
+    /// named key of the coding path is for `encode(to:)`. Like `encode(to:)`, it throws outside
+    /// the sealing actiond does around a handler's events.
+    public func write(to json: inout JSONWriter, field: String) throws {
         json.beginObject()
         switch content {
         case .forgotten:

@@ -7,7 +7,8 @@ import Testing
 @Suite("UTF-8 bytes")
 struct UTF8BytesTests {
     /// Texts that differ in bytes only (look-alikes, canonically equivalent forms), share
-    /// prefixes, are empty, or are bridged from NSString (no contiguous UTF-8 storage).
+    /// prefixes, are empty, or come from NSString (bridged, without contiguous UTF-8, on
+    /// Darwin; native strings on Linux, where the helpers' fallback is not reached).
     static let texts: [String] = [
         "", "a", "ab", "abc", "b", "MARK", "MAR\u{212A}", "jos\u{e9}", "jose\u{301}", "\u{0}", "a\u{0}b",
         "notification", "notification.sent", "\u{1F600}", "\u{1F600}x", String(repeating: "x", count: 40),

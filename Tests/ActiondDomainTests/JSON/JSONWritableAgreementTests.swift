@@ -11,11 +11,16 @@ import Testing
 struct JSONWritableAgreementTests {
     static func tree(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
 
+    /// The JSON value of `text` as bytes (keys sorted by their bytes): compared byte for byte,
+    /// so that a writer or reader that changed text into a canonically equivalent form ("é"
+    /// for "e\u{301}", which Swift's `==` calls equal) would be caught.
+    static func bytes(_ text: String) throws -> [UInt8] { Array(try tree(text).jsonText().utf8) }
+
     /// Written by hand, and by Codable: the same JSON.
     static func expectAgreement<T: JSONWritable>(_ value: T, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let written = try DomainCoding.encode(value)
         let codable = try DomainCoding.encodeWithCodable(value)
-        #expect(try tree(written) == tree(codable), "written \(written)\ncodable \(codable)", sourceLocation: sourceLocation)
+        #expect(try bytes(written) == bytes(codable), "written \(written)\ncodable \(codable)", sourceLocation: sourceLocation)
     }
 
     /// Written, then read by hand and by Codable: the same value both ways (the value itself
@@ -24,8 +29,12 @@ struct JSONWritableAgreementTests {
         try expectAgreement(value, sourceLocation: sourceLocation)
         let written = try DomainCoding.encode(value)
         let byHand = try T(json: tree(written))
-        #expect(try byHand == DomainCoding.decode(T.self, from: written), "\(written)", sourceLocation: sourceLocation)
-        #expect(try DomainCoding.encode(byHand) == written, "\(written)", sourceLocation: sourceLocation)
+        let byCodable = try DomainCoding.decode(T.self, from: written)
+        #expect(byHand == byCodable, "\(written)", sourceLocation: sourceLocation)
+        // Byte for byte: both readers keep the text exactly as written.
+        #expect(try Array(DomainCoding.encode(byHand).utf8) == Array(written.utf8), "\(written)", sourceLocation: sourceLocation)
+        #expect(try Array(DomainCoding.encodeWithCodable(byCodable).utf8) == Array(DomainCoding.encodeWithCodable(value).utf8),
+                "\(written)", sourceLocation: sourceLocation)
     }
 
     /// Text a producer could send in an id or a key: quotes, backslashes, control characters,
@@ -123,9 +132,10 @@ struct JSONWritableAgreementTests {
             guard let state = run.state[key] else { continue }
             let codec = try catalog.codec(key.kind)
             let written = try codec.document(state)
-            #expect(try Self.tree(written) == Self.tree(codec.documentWithCodable(state)), "\(key): \(written)")
+            #expect(try Self.bytes(written) == Self.bytes(codec.documentWithCodable(state)), "\(key): \(written)")
             #expect(try codec.decodeState(written) == state, "\(key): \(written)")
             #expect(try codec.decodeStateWithCodable(written) == state, "\(key): \(written)")
+            #expect(try Array(codec.document(codec.decodeState(written)).utf8) == Array(written.utf8), "\(key): \(written)")
             kinds.insert(key.kind)
         }
         #expect(kinds == ["notification", "protected_data", "invitation", "meeting", "timer", "thread"])
@@ -134,7 +144,7 @@ struct JSONWritableAgreementTests {
         // (Text sealed as it was written: threadEventsSealTheirTextAlike compares those.)
         for appended in run.state.appended where appended.event.payload is any JSONWritable && !appended.event.carriesProtectedText {
             func codable(_ payload: some HandlerEvent) throws -> String { try DomainCoding.encodeWithCodable(payload) }
-            #expect(try Self.tree(appended.json) == Self.tree(codable(appended.event.payload)), "\(appended.json)")
+            #expect(try Self.bytes(appended.json) == Self.bytes(codable(appended.event.payload)), "\(appended.json)")
             names.insert(appended.event.type)
         }
         #expect(names.isSuperset(of: ["notification.recorded", "protected_data.changed", "invitation.sent", "invitation.answered",
