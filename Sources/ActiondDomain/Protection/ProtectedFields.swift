@@ -63,6 +63,42 @@ package enum ProtectedFields {
         }
     }
 
+    /// Whether `data` (JSON text) holds a protected field that is not sealed at rest: in
+    /// clear, or sealed to the intake key (anything but the `aead…` form a worker writes), at
+    /// the paths where protected fields live (a response's `text`; a notification's
+    /// `payload.aps.alert`, its title, subtitle and body and their localized arguments). Data
+    /// that does not parse counts as holding such a field. Read from the parsed fields, not
+    /// by searching the text: a person's text may contain `"aead` or a `_sealed` key name.
+    package static func holdsTextNotAtRest(_ data: String, type: EventType) -> Bool {
+        guard case .object(let fields)? = try? JSONValue(parsing: data) else { return true }
+        /// A sealed value that is not the at-rest form (any value but an `aead…` string).
+        func sealedNotAtRest(_ value: JSONValue?) -> Bool {
+            guard let value, value != .null else { return false }
+            guard case .string(let text) = value else { return true }
+            return !text.hasPrefix("aead")
+        }
+        /// One of `names` present in clear (any value), or sealed but not at rest.
+        func notAtRest(_ members: [String: JSONValue], _ names: [String]) -> Bool {
+            names.contains { name in
+                if let value = members[name], value != .null { return true }
+                return sealedNotAtRest(members[name + sealedSuffix])
+            }
+        }
+        switch type {
+        case .notificationResponse:
+            return notAtRest(fields, ["text"])
+        case .notificationSent:
+            guard case .object(let aps)? = fields["payload"]?["aps"] else { return false }
+            // An alert object holds its text in its title, subtitle, body and arguments.
+            if case .object(let alert)? = aps["alert"] {
+                return notAtRest(alert, alertFields + alertArgumentFields) || sealedNotAtRest(aps["alert" + sealedSuffix])
+            }
+            return notAtRest(aps, ["alert"])
+        default:
+            return false
+        }
+    }
+
     /// Reads and rewrites the protected fields of `data`.
     package static func prepare(_ data: JSONValue, type: EventType, protectsAlert: Bool, crypt: Crypt) throws -> Prepared {
         guard case .object(var object) = data else { return Prepared(memory: data, stored: nil) }

@@ -85,9 +85,11 @@ struct BatchProcessor: Sendable {
                     if let protected = try? await protect([current], claim: claim, on: connection) {
                         newKeys = protected.keys
                         rewrites = protected.rewrites
-                    } else if ProtectedFields.mayHold(current.data, type: current.type), !UTF8Bytes.contains(current.data, "\"aead") {
-                        // Nothing of it is at rest and it cannot be sealed: its protected fields
-                        // become the unreadable marker rather than stay in clear.
+                    } else if ProtectedFields.mayHold(current.data, type: current.type),
+                              ProtectedFields.holdsTextNotAtRest(current.data, type: current.type) {
+                        // Some of it is not at rest and it cannot be sealed: its protected fields
+                        // become the unreadable marker rather than stay in clear. (Decided from
+                        // the parsed fields: a text holding `"aead` once passed for sealed.)
                         rewrites = [EventProtection.Rewrite(userID: current.userID, position: current.position, data: nil)]
                     }
                     try await BatchWrite(run: BatchRun(state: WorkingSet()), finished: finished, retries: retries,
