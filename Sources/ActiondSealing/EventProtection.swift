@@ -70,7 +70,7 @@ package enum EventProtection {
         let crypt = ProtectedFields.Crypt(
             open: { sealed, field in try sealer.open(sealed, binding: binding(field)) },
             seal: sealing ? { clear, field in try sealer.seal(clear, binding: binding(field)) } : nil,
-            isAtRest: { !$0.hasPrefix(IntakeKey.prefix) },
+            isAtRest: isAtRest,
             forgotten: sealer.isForgotten(event.userID))
         let result = try ProtectedFields.prepare(data, type: event.type, protectsAlert: protectsAlert, crypt: crypt)
         let stored = try result.stored.map { try DomainCoding.encode($0) } ?? event.data
@@ -80,6 +80,18 @@ package enum EventProtection {
                                  submittedAt: event.submittedAt, failedAttempts: event.failedAttempts)
         opened.storedData = stored
         return (opened, result.stored == nil ? nil : Rewrite(userID: event.userID, position: event.position, data: stored))
+    }
+
+    /// Whether a sealed protected field is in its at-rest form: anything but text sealed to an
+    /// intake key (which a worker has yet to seal under its user's key).
+    static func isAtRest(_ sealed: String) -> Bool { !sealed.hasPrefix(IntakeKey.prefix) }
+
+    /// Whether `event`'s data holds protected text that is not sealed at rest (in clear, or
+    /// sealed to an intake key), read from its fields: what must be scrubbed from an event
+    /// that cannot be sealed.
+    package static func holdsTextNotAtRest(_ event: LoggedEvent) -> Bool {
+        ProtectedFields.mayHold(event.data, type: event.type)
+            && ProtectedFields.holdsTextNotAtRest(event.data, type: event.type, isAtRest: isAtRest)
     }
 
     /// The intake key ids the events' fields are sealed to (`hpke1.<id>.…`).

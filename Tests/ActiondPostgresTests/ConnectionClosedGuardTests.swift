@@ -67,11 +67,16 @@ struct ConnectionClosedGuardTests {
                     }
                 }
             }
-            let deadline = ContinuousClock.now + .seconds(30)
-            while !started.withLock({ $0 }) && ContinuousClock.now < deadline {
+            // As above, the counts from the body's start: in a full run on 2 cores, leasing the
+            // connection once took longer than the 30 s this test gave the lease and the body's
+            // end together, and it was cancelled before its body began.
+            let startDeadline = ContinuousClock.now + .seconds(120)
+            while !started.withLock({ $0 }) && ContinuousClock.now < startDeadline {
                 try await Task.sleep(for: .milliseconds(10))
             }
+            try #require(started.withLock { $0 }, "the body did not start in 120 s")
             call.cancel()
+            let deadline = ContinuousClock.now + .seconds(30)
             while ended.withLock({ $0 }) == nil && ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(20))
             }

@@ -4,7 +4,7 @@ import Foundation
 /// they have it (native strings do). Written by hand because the standard library's generic
 /// `elementsEqual`/`lexicographicallyPrecedes` over `String.UTF8View` walk the views an index
 /// at a time, and Foundation's `contains(_:)` on strings goes through `NSString` and a
-/// locale-aware search: together about 8 % of a worker's CPU on a drain in `perf`.
+/// non-literal search: together about 8 % of a worker's CPU on a drain in `perf`.
 package enum UTF8Bytes {
     /// Whether `lhs` and `rhs` hold the same bytes.
     package static func equal(_ lhs: String, _ rhs: String) -> Bool {

@@ -224,10 +224,7 @@ extension MessageThread: JSONReadable {
     /// Reads today's stored form (see `JSONReadable`).
     public init(json: JSONValue) throws {
         self.init(threadID: try json.member("threadID").string(), userID: try json.member("userID").string())
-        guard case .array(let received) = try json.member("receivedMessageIDs") else {
-            throw JSONShapeError(field: "receivedMessageIDs", expected: "an array")
-        }
-        receivedMessageIDs = try received.map { try $0.string() }
+        receivedMessageIDs = try json.member("receivedMessageIDs").array(of: String.self)
         replies = try json.member("replies").int()
         lastReadMessageID = try json.optionalMember("lastReadMessageID")?.string()
         lastRead = try json.optionalMember("lastRead").map(DeviceStamp.init(json:))

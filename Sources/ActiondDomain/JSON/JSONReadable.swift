@@ -77,6 +77,11 @@ extension JSONValue {
     }
 }
 
+extension String: JSONReadable {
+    /// A JSON string.
+    public init(json: JSONValue) throws { self = try json.string() }
+}
+
 extension RawRepresentable where Self: JSONReadable, RawValue == String {
     /// The case whose raw value is this string.
     public init(json: JSONValue) throws {

@@ -107,11 +107,6 @@ public struct JSONWriter {
         bytes.append(contentsOf: "null".utf8)
     }
 
-    /// A value that writes itself.
-    public mutating func value(_ value: some JSONWritable) throws {
-        try value.write(to: &self)
-    }
-
     /// A comma before every value but the first of its array or object.
     private mutating func separate() {
         if needsComma[needsComma.count - 1] { bytes.append(UInt8(ascii: ",")) }

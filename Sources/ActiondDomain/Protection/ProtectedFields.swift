@@ -64,18 +64,19 @@ package enum ProtectedFields {
     }
 
     /// Whether `data` (JSON text) holds a protected field that is not sealed at rest: in
-    /// clear, or sealed to the intake key (anything but the `aead…` form a worker writes), at
-    /// the paths where protected fields live (a response's `text`; a notification's
-    /// `payload.aps.alert`, its title, subtitle and body and their localized arguments). Data
-    /// that does not parse counts as holding such a field. Read from the parsed fields, not
-    /// by searching the text: a person's text may contain `"aead` or a `_sealed` key name.
-    package static func holdsTextNotAtRest(_ data: String, type: EventType) -> Bool {
+    /// clear, or sealed in a form `isAtRest` (`Crypt.isAtRest`'s test) says is not the one a
+    /// worker writes, at the paths where protected fields live (a response's `text`; a
+    /// notification's `payload.aps.alert`, its title, subtitle and body and their localized
+    /// arguments). Data that does not parse counts as holding such a field. Read from the
+    /// parsed fields, not by searching the text: a person's text may contain `"aead` or a
+    /// `_sealed` key name.
+    package static func holdsTextNotAtRest(_ data: String, type: EventType, isAtRest: (String) -> Bool) -> Bool {
         guard case .object(let fields)? = try? JSONValue(parsing: data) else { return true }
-        /// A sealed value that is not the at-rest form (any value but an `aead…` string).
+        /// A sealed value that is not in the at-rest form (a string `isAtRest` refuses, or no string).
         func sealedNotAtRest(_ value: JSONValue?) -> Bool {
             guard let value, value != .null else { return false }
             guard case .string(let text) = value else { return true }
-            return !text.hasPrefix("aead")
+            return !isAtRest(text)
         }
         /// One of `names` present in clear (any value), or sealed but not at rest.
         func notAtRest(_ members: [String: JSONValue], _ names: [String]) -> Bool {

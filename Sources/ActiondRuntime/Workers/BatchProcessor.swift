@@ -85,8 +85,7 @@ struct BatchProcessor: Sendable {
                     if let protected = try? await protect([current], claim: claim, on: connection) {
                         newKeys = protected.keys
                         rewrites = protected.rewrites
-                    } else if ProtectedFields.mayHold(current.data, type: current.type),
-                              ProtectedFields.holdsTextNotAtRest(current.data, type: current.type) {
+                    } else if EventProtection.holdsTextNotAtRest(current) {
                         // Some of it is not at rest and it cannot be sealed: its protected fields
                         // become the unreadable marker rather than stay in clear. (Decided from
                         // the parsed fields: a text holding `"aead` once passed for sealed.)

@@ -1,12 +1,20 @@
-@testable import ActiondDomain
+import ActiondDomain
+import ActiondSealing
+import Foundation
 import Testing
 
 /// A dead letter whose text cannot be sealed is scrubbed unless all its protected text is
-/// already sealed at rest. Which it is must be read from the fields, never found by searching
-/// the text: a person can type `"aead`, and a producer can name a key `…_sealed`.
+/// already sealed at rest (`EventProtection.holdsTextNotAtRest`, what the worker asks). Which
+/// it is must be read from the fields, never found by searching the text: a person can type
+/// `"aead`, and a producer can name a key `…_sealed`.
 @Suite("Protected text at rest")
 struct TextAtRestTests {
     static let atRest = "aead2.1.QUJD"
+
+    static func holdsTextNotAtRest(_ data: String, _ type: EventType) -> Bool {
+        EventProtection.holdsTextNotAtRest(LoggedEvent(position: 1, id: "e", type: type, userID: "ana", occurredAt: Date(timeIntervalSince1970: 0),
+                                                       data: data, submittedAt: Date(timeIntervalSince1970: 0), failedAttempts: 0))
+    }
 
     @Test func aResponsesTextIsAtRestOnlyWhenSealedByAWorker() {
         let cases: [(String, Bool)] = [
@@ -22,10 +30,11 @@ struct TextAtRestTests {
             (#"{"request_id":"r","text_sealed":7}"#, true),
             (#"{"request_id":"r","text":null}"#, false),
             (#"{"request_id":"r","n":1e400,"text_sealed":"\#(Self.atRest)"}"#, true),
-            ("not json", true),
+            (#"not json, yet with "text in it"#, true),
+            ("not json, and nothing that could be text", false),
         ]
         for (data, expected) in cases {
-            #expect(ProtectedFields.holdsTextNotAtRest(data, type: .notificationResponse) == expected, "\(data)")
+            #expect(Self.holdsTextNotAtRest(data, .notificationResponse) == expected, "\(data)")
         }
     }
 
@@ -46,8 +55,8 @@ struct TextAtRestTests {
             (sent(#"{"category":"MESSAGE","alert":"hi \"aead"}"#, custom: #","title_sealed":"\#(Self.atRest)""#), true),
         ]
         for (data, expected) in cases {
-            #expect(ProtectedFields.holdsTextNotAtRest(data, type: .notificationSent) == expected, "\(data)")
+            #expect(Self.holdsTextNotAtRest(data, .notificationSent) == expected, "\(data)")
         }
-        #expect(!ProtectedFields.holdsTextNotAtRest(#"{"meeting_id":"m","text":"not protected here"}"#, type: .meetingCancelled))
+        #expect(!Self.holdsTextNotAtRest(#"{"meeting_id":"m","text":"not protected here"}"#, .meetingCancelled))
     }
 }
