@@ -172,6 +172,7 @@ CREATE TABLE actiond.domain_events (
     data jsonb NOT NULL,
     recorded_at timestamp with time zone DEFAULT now() NOT NULL
 );
+ALTER TABLE ONLY actiond.domain_events ALTER COLUMN data SET STATISTICS 0;
 
 -- Name: TABLE domain_events; Type: COMMENT; Schema: actiond; Owner: -
 
@@ -226,6 +227,7 @@ CREATE TABLE actiond.events (
     CONSTRAINT events_user_id_present CHECK ((user_id <> ''::text))
 )
 PARTITION BY RANGE ("position");
+ALTER TABLE ONLY actiond.events ALTER COLUMN data SET STATISTICS 0;
 
 -- Name: TABLE events; Type: COMMENT; Schema: actiond; Owner: -
 
@@ -245,6 +247,7 @@ CREATE TABLE actiond.events_1 (
     CONSTRAINT events_type_known CHECK ((type = ANY (ARRAY['notification.sent'::text, 'notification.response'::text, 'meeting.cancelled'::text, 'protected_data.unavailable'::text, 'protected_data.available'::text]))),
     CONSTRAINT events_user_id_present CHECK ((user_id <> ''::text))
 );
+ALTER TABLE ONLY actiond.events_1 ALTER COLUMN data SET STATISTICS 0;
 
 -- Name: events_1000001; Type: TABLE; Schema: actiond; Owner: -
 
@@ -260,6 +263,7 @@ CREATE TABLE actiond.events_1000001 (
     CONSTRAINT events_type_known CHECK ((type = ANY (ARRAY['notification.sent'::text, 'notification.response'::text, 'meeting.cancelled'::text, 'protected_data.unavailable'::text, 'protected_data.available'::text]))),
     CONSTRAINT events_user_id_present CHECK ((user_id <> ''::text))
 );
+ALTER TABLE ONLY actiond.events_1000001 ALTER COLUMN data SET STATISTICS 0;
 
 -- Name: forgotten_users; Type: TABLE; Schema: actiond; Owner: -
 
@@ -477,6 +481,7 @@ CREATE TABLE actiond.projections (
     state jsonb NOT NULL,
     last_position bigint NOT NULL
 );
+ALTER TABLE ONLY actiond.projections ALTER COLUMN state SET STATISTICS 0;
 
 -- Name: TABLE projections; Type: COMMENT; Schema: actiond; Owner: -
 
@@ -491,6 +496,7 @@ CREATE TABLE actiond.projections_rebuild (
     state jsonb NOT NULL,
     last_position bigint NOT NULL
 );
+ALTER TABLE ONLY actiond.projections_rebuild ALTER COLUMN state SET STATISTICS 0;
 
 -- Name: stash; Type: TABLE; Schema: actiond; Owner: -
 

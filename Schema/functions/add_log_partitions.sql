@@ -54,6 +54,12 @@ begin
         exit when top_lower > covering;
         execute format('create table actiond.%I (like actiond.events including defaults including constraints)',
                        'events_' || next_lower);
+        -- Without statistics of its documents, as the log has them (013_no_statistics_of_documents.sql):
+        -- a new table does not inherit a column's statistics target.
+        if (select coalesce(a.attstattarget, -1) from pg_catalog.pg_attribute a
+            where a.attrelid = 'actiond.events'::regclass and a.attname = 'data') = 0 then
+            execute format('alter table actiond.%I alter column data set statistics 0', 'events_' || next_lower);
+        end if;
         execute format('alter table actiond.events attach partition actiond.%I for values from (%s) to (%s)',
                        'events_' || next_lower, next_lower, next_lower + width);
         execute format('create table actiond.%I (like actiond.outcomes including defaults including constraints)',
