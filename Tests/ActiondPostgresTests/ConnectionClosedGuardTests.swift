@@ -84,4 +84,55 @@ struct ConnectionClosedGuardTests {
             if ended.withLock({ $0 }) != nil { _ = try? await call.value }
         }
     }
+
+    /// The connection closes under a body that would never end on its own (as a query written
+    /// to a closed channel never completes): the call fails with `ConnectionClosedError` once
+    /// the channel tells of the close, a call on the closed connection fails at once, and
+    /// calls that finished leave nothing waiting on the connection's watch.
+    @Test func aCloseUnderTheBodyFailsTheCallAndFinishedCallsLeaveNothingBehind() async throws {
+        try await TestDatabase.with { db in
+            let ended = Mutex<String?>(nil)
+            let started = Mutex<PostgresConnection?>(nil)
+            let call = Task {
+                try await db.client.withConnection { connection in
+                    // Calls that finish, one after another, as a worker's batches do.
+                    for _ in 0..<50 {
+                        _ = try await connection.failingWhenClosed { [logger = db.logger] in
+                            try await connection.query("SELECT 1", logger: logger).collect().count
+                        }
+                    }
+                    #expect(ClosedWatch.waitingCalls(on: connection) == 0)
+                    do {
+                        try await connection.failingWhenClosed(closeOnCancel: false) {
+                            started.withLock { $0 = connection }
+                            try await Task.sleep(for: .seconds(3600))
+                        }
+                        ended.withLock { $0 = "returned" }
+                    } catch {
+                        ended.withLock { $0 = "threw \(type(of: error))" }
+                    }
+                    do {
+                        try await connection.failingWhenClosed { }
+                        ended.withLock { $0! += "; the next call returned" }
+                    } catch {
+                        ended.withLock { $0! += "; the next call threw \(type(of: error))" }
+                    }
+                }
+            }
+            let startDeadline = ContinuousClock.now + .seconds(120)
+            while started.withLock({ $0 }) == nil && ContinuousClock.now < startDeadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            let connection = try #require(started.withLock { $0 }, "the body did not start in 120 s")
+            #expect(ClosedWatch.waitingCalls(on: connection) == 1)
+            try await connection.close()
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !(ended.withLock({ $0 })?.contains("next") ?? false) && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(ended.withLock { $0 } == "threw ConnectionClosedError; the next call threw ConnectionClosedError")
+            #expect(ClosedWatch.waitingCalls(on: connection) == 0)
+            if ended.withLock({ $0 }) != nil { _ = try? await call.value } else { call.cancel() }
+        }
+    }
 }

@@ -11,8 +11,8 @@ extension PostgresConnection {
     /// closed is never completed (the write fails with `promise: nil`, so the query's promise is
     /// left pending), and awaiting a query ignores task cancellation. Seen here: a worker's loop
     /// hung forever after PostgreSQL restarted between two statements of its transaction. The
-    /// body runs in an unstructured task so that we can walk away from such a query; a watchdog
-    /// looks at the connection every 100 ms while the body runs.
+    /// body runs in an unstructured task so that we can walk away from such a query; the connection's
+    /// watch (`ClosedWatch`, told by the channel's close future) fails the call when it closes.
     package func failingWhenClosed<Result: Sendable>(
         closeOnCancel: Bool = true,
         _ body: @escaping @Sendable () async throws -> Result
@@ -40,18 +40,16 @@ extension PostgresConnection {
                 // passed on here, or a body that waits until cancelled (LISTEN) never returns.
                 // Seen: a worker group that never finished shutting down in a loaded test run.
                 if finished.start(work) { work.cancel() }
-                Task { [self] in
-                    while !finished.isDone {
-                        if isClosed {
-                            // Cancel the body before resuming: once resumed, `release` may
-                            // already have let go of it.
-                            let work = finished.work
-                            if resume(.failure(ConnectionClosedError())) { work?.cancel() }
-                            return
-                        }
-                        try? await Task.sleep(for: .milliseconds(100))
-                    }
+                // Failed as soon as the connection closes: one watch per connection, told of
+                // the close by its channel, so a batch makes no timer and wakes no thread.
+                let watch = ClosedWatch.of(self)
+                let token = watch.add { [finished] in
+                    // Cancel the body before resuming: once resumed, `release` may already
+                    // have let go of it.
+                    let work = finished.work
+                    if resume(.failure(ConnectionClosedError())) { work?.cancel() }
                 }
+                finished.onFinish = { watch.remove(token) }
                 guard closeOnCancel else { return }
                 let cancel: @Sendable () -> Void = { [self] in
                     // Queries ignore cancellation; closing the connection ends them and rolls
@@ -72,7 +70,8 @@ extension PostgresConnection {
 /// continuation existed.
 private final class Once: Sendable {
     private let done = Atomic<Bool>(false)
-    private let state = Mutex<(cancelled: Bool, onCancel: (@Sendable () -> Void)?, work: Task<Void, Never>?)>((false, nil, nil))
+    private let state = Mutex<(cancelled: Bool, onCancel: (@Sendable () -> Void)?, onFinish: (@Sendable () -> Void)?, work: Task<Void, Never>?)>(
+        (false, nil, nil, nil))
 
     /// The task running the body.
     var work: Task<Void, Never>? { state.withLock { $0.work } }
@@ -86,7 +85,6 @@ private final class Once: Sendable {
         }
     }
 
-    var isDone: Bool { done.load(ordering: .acquiring) }
     func claim() -> Bool { !done.exchange(true, ordering: .acquiringAndReleasing) }
 
     var cancelled: Bool { state.withLock { $0.cancelled } }
@@ -94,13 +92,22 @@ private final class Once: Sendable {
         get { state.withLock { $0.onCancel } }
         set { state.withLock { $0.onCancel = newValue } }
     }
+    /// Run once by `release` (the watch forgets this call).
+    var onFinish: (@Sendable () -> Void)? {
+        get { state.withLock { $0.onFinish } }
+        set { state.withLock { $0.onFinish = newValue } }
+    }
 
-    /// Lets go of the body's task and the cancel handler (which refer back to this object).
+    /// Lets go of the body's task and the handlers (which refer back to this object), and
+    /// runs the finish handler.
     func release() {
-        state.withLock { state in
+        let finish = state.withLock { state in
             state.onCancel = nil
             state.work = nil
+            defer { state.onFinish = nil }
+            return state.onFinish
         }
+        finish?()
     }
 
     /// Cancels the body's task, if it exists yet, and runs the cancel handler.
@@ -111,6 +118,75 @@ private final class Once: Sendable {
         }
         work?.cancel()
         handler?()
+    }
+}
+
+/// What runs when a connection closes: the failure handlers of the calls guarding it now. One
+/// per open connection, made by its first guarded call and registered once on its channel's
+/// close future (a callback per call would pile up on that future for the connection's whole
+/// life), and forgotten when it fires.
+package final class ClosedWatch: Sendable {
+    private let closeFuture: EventLoopFuture<Void>
+    private let handlers = Mutex<(next: Int, closed: Bool, waiting: [Int: @Sendable () -> Void])>((0, false, [:]))
+
+    private init(closeFuture: EventLoopFuture<Void>) { self.closeFuture = closeFuture }
+
+    /// The open connections' watches, by connection. The close future tells an entry apart
+    /// from one left by an earlier connection at the same address (an entry goes when its
+    /// connection closes, and a connection is always closed before it is freed).
+    private static let watches = Mutex<[ObjectIdentifier: ClosedWatch]>([:])
+
+    /// The watch of `connection`, made and registered on its close future on first use.
+    static func of(_ connection: PostgresConnection) -> ClosedWatch {
+        let key = ObjectIdentifier(connection)
+        let future = connection.closeFuture
+        let (watch, made) = watches.withLock { watches -> (ClosedWatch, Bool) in
+            if let watch = watches[key], watch.closeFuture === future { return (watch, false) }
+            let watch = ClosedWatch(closeFuture: future)
+            watches[key] = watch
+            return (watch, true)
+        }
+        if made {
+            future.whenComplete { _ in
+                watches.withLock { watches in
+                    if watches[key] === watch { watches[key] = nil }
+                }
+                watch.fire()
+            }
+        }
+        return watch
+    }
+
+    /// Adds a handler, run at once when the connection has already closed; returns its token.
+    func add(_ handler: @escaping @Sendable () -> Void) -> Int {
+        let (token, closed) = handlers.withLock { state -> (Int, Bool) in
+            state.next += 1
+            if !state.closed { state.waiting[state.next] = handler }
+            return (state.next, state.closed)
+        }
+        if closed { handler() }
+        return token
+    }
+
+    /// How many guarded calls on `connection` wait for its close now (0 once they finished).
+    package static func waitingCalls(on connection: PostgresConnection) -> Int {
+        let watch = watches.withLock { $0[ObjectIdentifier(connection)] }
+        guard let watch, watch.closeFuture === connection.closeFuture else { return 0 }
+        return watch.handlers.withLock { $0.waiting.count }
+    }
+
+    /// Removes the handler of `token` (its call finished).
+    func remove(_ token: Int) {
+        handlers.withLock { _ = $0.waiting.removeValue(forKey: token) }
+    }
+
+    private func fire() {
+        let waiting = handlers.withLock { state in
+            state.closed = true
+            defer { state.waiting = [:] }
+            return state.waiting
+        }
+        for handler in waiting.values { handler() }
     }
 }
 

@@ -45,8 +45,10 @@ package struct WorkerPool: Service {
                     // do (failingWhenClosed): its waits and wake-ups then resume there instead
                     // of waking a thread of the global pool for each (thread switches were a
                     // fifth of an idle-ish worker's CPU in perf).
-                    let executor = EventLoopTaskExecutor(PostgresClient.defaultEventLoopGroup.next())
-                    loops.addTask(executorPreference: executor) { try await loop(index, signals: signals) }
+                    let eventLoop = PostgresClient.defaultEventLoopGroup.next()
+                    loops.addTask(executorPreference: EventLoopTaskExecutor(eventLoop)) {
+                        try await loop(index, signals: signals, eventLoop: eventLoop)
+                    }
                 }
                 try await loops.waitForAll()
             }
@@ -55,7 +57,7 @@ package struct WorkerPool: Service {
         }
         logger.notice("workers stopped")
     }
-    private func loop(_ index: Int, signals: WorkerSignals) async throws {
+    private func loop(_ index: Int, signals: WorkerSignals, eventLoop: any EventLoop) async throws {
         var logger = logger
         logger[metadataKey: LogKey.worker] = "\(index)"
         let processor = BatchProcessor(client: client, router: router, configuration: configuration, metrics: metrics,
@@ -80,7 +82,7 @@ package struct WorkerPool: Service {
                     // events notify), which moved the generation read before the claim: then
                     // the wait returns at once. Not claiming again to find nothing saves a
                     // transaction per batch at low load. Backoffs that end are found by polling.
-                    if !configuration.drain { await signals.wait(since: generation, timeout: configuration.pollInterval) }
+                    if !configuration.drain { await signals.wait(since: generation, timeout: configuration.pollInterval, on: eventLoop) }
                     continue
                 }
                 if configuration.drain {
@@ -89,9 +91,9 @@ package struct WorkerPool: Service {
                     }
                     if empty { return }
                     // Others hold the remaining users, or they wait for a retry: look again soon.
-                    await signals.wait(since: generation, timeout: min(configuration.pollInterval, .milliseconds(100)))
+                    await signals.wait(since: generation, timeout: min(configuration.pollInterval, .milliseconds(100)), on: eventLoop)
                 } else {
-                    await signals.wait(since: generation, timeout: configuration.pollInterval)
+                    await signals.wait(since: generation, timeout: configuration.pollInterval, on: eventLoop)
                 }
                 errorDelay = .milliseconds(100)
             } catch is CancellationError {

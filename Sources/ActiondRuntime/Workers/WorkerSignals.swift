@@ -1,4 +1,5 @@
 import Foundation
+import PostgresNIO
 import Synchronization
 
 /// What the pool's tasks share: a wake-up generation bumped by notifications, the stop flag
@@ -6,16 +7,23 @@ import Synchronization
 /// batch (from the start of its claim to its end), which decides whether a notification
 /// wakes an idle loop at once (`notified`).
 final class WorkerSignals: Sendable {
-    private enum Waiter {
-        case waiting(CheckedContinuation<Void, Never>)
-        /// Resumed, or given up (timed out) before it could register.
-        case done
+    /// A loop waiting: resumed by a wake-up, or by its timer on its event loop.
+    private struct Waiter {
+        var continuation: CheckedContinuation<Void, Never>
+        var timer: Scheduled<Void>?
+
+        /// Ends the wait: the timer (if another end came first) is cancelled.
+        func resume() {
+            timer?.cancel()
+            continuation.resume()
+        }
     }
 
     private struct State {
         var generation = 0
         var stopping = false
-        var waiters: [UUID: Waiter] = [:]
+        var waiters: [Int: Waiter] = [:]
+        var nextWaiter = 0
         /// Loops between the start of a claim and the end of its batch.
         var busy = 0
         /// A notification left to the busy loops: the wake-up that `busyWakeDelay` after it
@@ -40,11 +48,7 @@ final class WorkerSignals: Sendable {
     var generation: Int { state.withLock { $0.generation } }
     var isStopping: Bool { state.withLock { $0.stopping } }
     /// Loops waiting right now.
-    var waiting: Int {
-        state.withLock { state in
-            state.waiters.values.count { if case .waiting = $0 { true } else { false } }
-        }
-    }
+    var waiting: Int { state.withLock { $0.waiters.count } }
 
     /// Wakes one waiting loop: a loop whose claim was full recruits the next. Busy loops see
     /// the new generation and claim again after their batch, so no wake-up is lost.
@@ -64,7 +68,7 @@ final class WorkerSignals: Sendable {
     /// after it; the delay is the most it can add to an event's latency.
     func notified() {
         let now = ContinuousClock.now
-        let (continuation, deferred) = state.withLock { state -> (CheckedContinuation<Void, Never>?, Int?) in
+        let (waiter, deferred) = state.withLock { state -> (Waiter?, Int?) in
             state.generation += 1
             if state.busy == 0 || state.latestBegin.map({ $0.duration(to: now) >= busyWakeDelay }) ?? true {
                 return (Self.takeWaiter(&state), nil)
@@ -74,17 +78,17 @@ final class WorkerSignals: Sendable {
             state.deferredWake = state.deferredWakes
             return (nil, state.deferredWakes)
         }
-        continuation?.resume()
+        waiter?.resume()
         if let deferred {
             let timer = Task { [self] in
                 try? await Task.sleep(for: busyWakeDelay)
-                let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                let waiter = state.withLock { state -> Waiter? in
                     guard state.deferredWake == deferred else { return nil }  // a claim began since
                     state.deferredWake = nil
                     state.deferredTimer = nil
                     return Self.takeWaiter(&state)
                 }
-                continuation?.resume()
+                waiter?.resume()
             }
             // Kept so that a claim beginning first cancels it (one timer at a time, not one
             // per notification left running to its end).
@@ -130,25 +134,21 @@ final class WorkerSignals: Sendable {
     /// A loop's batch ends (`batch`'s last step); `failedSince`: the generation read before
     /// a batch that failed.
     func endBatch(failedSince generation: Int?) {
-        let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
+        let waiter = state.withLock { state -> Waiter? in
             state.busy -= 1
             guard let generation, state.generation != generation else { return nil }
             return Self.takeWaiter(&state)
         }
-        continuation?.resume()
+        waiter?.resume()
     }
 
     /// Loops in a batch right now.
     var busy: Int { state.withLock { $0.busy } }
 
-    private static func takeWaiter(_ state: inout State) -> CheckedContinuation<Void, Never>? {
-        for (id, waiter) in state.waiters {
-            if case .waiting(let continuation) = waiter {
-                state.waiters[id] = .done
-                return continuation
-            }
-        }
-        return nil
+    /// Takes a waiting loop out of the waiters (any one: which idle loop wakes does not matter).
+    private static func takeWaiter(_ state: inout State) -> Waiter? {
+        guard let id = state.waiters.keys.first else { return nil }
+        return state.waiters.removeValue(forKey: id)
     }
 
     /// Wakes every waiting loop (after the listener reconnects: notifications may be lost).
@@ -162,59 +162,48 @@ final class WorkerSignals: Sendable {
     }
 
     private func resume(all: Bool, _ change: (inout State) -> Void) {
-        let continuations = state.withLock { state in
+        let waiters = state.withLock { state in
             change(&state)
             state.generation += 1
-            var continuations: [CheckedContinuation<Void, Never>] = []
-            while let continuation = Self.takeWaiter(&state) {
-                continuations.append(continuation)
+            var waiters: [Waiter] = []
+            while let waiter = Self.takeWaiter(&state) {
+                waiters.append(waiter)
                 if !all { break }
             }
-            return continuations
+            return waiters
         }
-        for continuation in continuations { continuation.resume() }
+        for waiter in waiters { waiter.resume() }
     }
 
-    /// Returns when woken after `generation` was read, when `timeout` passes, or on stop.
-    func wait(since generation: Int, timeout: Duration) async {
-        let id = UUID()
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                await withCheckedContinuation { continuation in
-                    let resumeNow = self.state.withLock { state in
-                        if case .done = state.waiters[id] {
-                            state.waiters[id] = nil  // timed out before registering
-                            return true
-                        }
-                        guard state.generation == generation && !state.stopping else {
-                            state.waiters[id] = .done  // resumed at once; the cleanup removes it
-                            return true
-                        }
-                        state.waiters[id] = .waiting(continuation)
-                        return false
-                    }
-                    if resumeNow { continuation.resume() }
-                }
-            }
-            group.addTask { try? await Task.sleep(for: timeout) }
-            await group.next()
-            group.cancelAll()
-            // Whichever finished first, make the other end: resume a waiting continuation, or
-            // mark the id so a continuation that has not registered yet returns at once.
-            let pending: CheckedContinuation<Void, Never>? = state.withLock { state in
-                switch state.waiters[id] {
-                case .waiting(let continuation):
-                    state.waiters[id] = nil
-                    return continuation
-                case .done:
-                    state.waiters[id] = nil
-                    return nil
-                case nil:
-                    state.waiters[id] = .done
-                    return nil
-                }
-            }
-            pending?.resume()
+    /// Returns when woken after `generation` was read, when `timeout` passes, or on stop or
+    /// cancellation. The timeout is a task scheduled on `eventLoop` (the loop's own, where it
+    /// runs), cancelled when a wake-up comes first: a wait makes no task and no timer thread
+    /// (a child task sleeping for each wait was a good part of a lightly loaded worker's CPU).
+    func wait(since generation: Int, timeout: Duration,
+              on eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.any()) async {
+        let id = state.withLock { state in
+            state.nextWaiter += 1
+            return state.nextWaiter
         }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let waits = state.withLock { state -> Bool in
+                    // A cancellation sets the flag before it runs the handler below: seen here
+                    // if it came before this registration, or else the handler finds the waiter.
+                    guard state.generation == generation && !state.stopping && !Task.isCancelled else { return false }
+                    let timer = eventLoop.scheduleTask(in: .nanoseconds(max(0, timeout.nanoseconds))) { [self] in end(id) }
+                    state.waiters[id] = Waiter(continuation: continuation, timer: timer)
+                    return true
+                }
+                if !waits { continuation.resume() }
+            }
+        } onCancel: {
+            end(id)
+        }
+    }
+
+    /// Ends the wait of `id` if it still waits (its timer fired, or its task was cancelled).
+    private func end(_ id: Int) {
+        state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
     }
 }
