@@ -1,4 +1,5 @@
 @testable import ActiondRuntime
+import PostgresNIO
 import Synchronization
 import Testing
 
@@ -12,6 +13,19 @@ struct WorkerSignalsTests {
         let start = ContinuousClock.now
         await signals.wait(since: signals.generation, timeout: .milliseconds(50))
         #expect(start.duration(to: .now) >= .milliseconds(45))
+    }
+
+    /// Short timeouts, each timed by a task on an event loop: every wait ends, none early,
+    /// and none is left behind among the waiters.
+    @Test func shortWaitsEachEndByTheirTimer() async {
+        let signals = WorkerSignals()
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        for _ in 0..<200 {
+            let start = ContinuousClock.now
+            await signals.wait(since: signals.generation, timeout: .milliseconds(1), on: loop)
+            #expect(start.duration(to: .now) >= .milliseconds(1))
+        }
+        #expect(signals.waiting == 0)
     }
 
     @Test func aCancelledWaiterReturns() async {

@@ -53,9 +53,35 @@ package enum ProjectionStore {
                 for key in (try? router.streams(for: event, in: state)) ?? [] where !state.isLoaded(key) { wanted.insert(key) }
             }
             if wanted.isEmpty && locking.isEmpty { break }
+            if let cache { wanted.formUnion(nextRound(after: wanted, for: events, router: router, state: state, cache: cache)) }
             try await load(wanted, locking: locking, into: &state, catalog: router.catalog, cache: cache, on: connection, logger: logger)
             locking = []
         }
+    }
+
+    /// The rows the round after this one would ask for, guessed from the cache: the rows
+    /// `wanted` names as the cache last saw them (a response's notification, which this worker
+    /// most likely recorded) name the next rows (the invitation it answers), which are then
+    /// loaded with this round instead of in a round trip of their own. Only a guess of what to
+    /// read: the rows themselves come from the database as always, a cached row the database
+    /// no longer has in that version is never used, and a wrong guess costs a row read for
+    /// nothing (the next round asks for what is still missing, as before).
+    static func nextRound(after wanted: Set<StreamKey>, for events: [LoggedEvent], router: any EventRouting,
+                          state: WorkingSet, cache: StateCache) -> Set<StreamKey> {
+        var guess = state
+        var cached = false
+        for key in wanted {
+            if let row = cache.latest(key) {
+                guess.load(key, row)
+                cached = true
+            }
+        }
+        guard cached else { return [] }
+        var next: Set<StreamKey> = []
+        for event in events {
+            for key in (try? router.streams(for: event, in: guess)) ?? [] where !guess.isLoaded(key) { next.insert(key) }
+        }
+        return next
     }
 
     /// The stashed events of `users`, by user, in position order.

@@ -57,6 +57,13 @@ package final class StateCache: Sendable {
         return found
     }
 
+    /// The state of `key` as last cached, whatever its version: a guess of the row, never
+    /// its value (ProjectionStore.nextRound). Not counted as a hit, and it leaves the entry
+    /// where it is.
+    package func latest(_ key: StreamKey) -> StreamState? {
+        generations.withLock { $0.newer[key]?.state ?? $0.older[key]?.state }
+    }
+
     /// Remembers `state` as the row `key` at `version`.
     package func store(_ key: StreamKey, version: Version, state: StreamState) {
         generations.withLock { generations in

@@ -31,7 +31,7 @@ final class WorkerSignals: Sendable {
         var deferredWake: Int?
         var deferredWakes = 0
         /// The timer of the pending deferred wake-up, cancelled when a claim begins first.
-        var deferredTimer: Task<Void, Never>?
+        var deferredTimer: Scheduled<Void>?
         /// When the latest batch began.
         var latestBegin: ContinuousClock.Instant?
     }
@@ -40,9 +40,13 @@ final class WorkerSignals: Sendable {
     /// How long a notification that arrived during a batch waits for a claim to begin before
     /// it wakes an idle loop.
     let busyWakeDelay: Duration
+    /// Where deferred wake-ups are timed (a task scheduled there: no task or timer thread).
+    let eventLoop: any EventLoop
 
-    init(busyWakeDelay: Duration = WorkerConfiguration().busyWakeDelay) {
+    init(busyWakeDelay: Duration = WorkerConfiguration().busyWakeDelay,
+         eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.any()) {
         self.busyWakeDelay = busyWakeDelay
+        self.eventLoop = eventLoop
     }
 
     var generation: Int { state.withLock { $0.generation } }
@@ -80,8 +84,7 @@ final class WorkerSignals: Sendable {
         }
         waiter?.resume()
         if let deferred {
-            let timer = Task { [self] in
-                try? await Task.sleep(for: busyWakeDelay)
+            let timer = eventLoop.scheduleTask(in: .nanoseconds(max(0, busyWakeDelay.nanoseconds))) { [self] in
                 let waiter = state.withLock { state -> Waiter? in
                     guard state.deferredWake == deferred else { return nil }  // a claim began since
                     state.deferredWake = nil
@@ -121,7 +124,7 @@ final class WorkerSignals: Sendable {
     /// A loop's batch begins (`batch`'s first step).
     func beginBatch() {
         let now = ContinuousClock.now
-        let timer = state.withLock { state -> Task<Void, Never>? in
+        let timer = state.withLock { state -> Scheduled<Void>? in
             state.busy += 1
             state.latestBegin = now
             state.deferredWake = nil
@@ -181,6 +184,9 @@ final class WorkerSignals: Sendable {
     /// (a child task sleeping for each wait was a good part of a lightly loaded worker's CPU).
     func wait(since generation: Int, timeout: Duration,
               on eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.any()) async {
+        // Nothing to wait for: not even a trip through the event loop (which, busy with other
+        // connections' reads, could take long).
+        guard timeout > .zero else { return }
         let id = state.withLock { state in
             state.nextWaiter += 1
             return state.nextWaiter
