@@ -8,7 +8,8 @@
 -- the whole document's. Measured on a 100,000-event drain, that sort was about a tenth of the
 -- server's CPU (perf: analyze_rel, qsort over jsonb_cmp). A statistics target of 0 makes
 -- ANALYZE skip the column; the other columns' statistics, and those of the expression index on
--- the request id, are kept.
+-- the request id, are kept. Statistics ANALYZE gathered before stay in pg_statistic, unused
+-- and never refreshed (removing them needs a superuser); no actiond query reads them.
 --
 -- The log's partitions made later are given the same target by add_log_partitions (a new
 -- partition does not inherit it). On Citus a table already distributed keeps its target:

@@ -85,6 +85,46 @@ struct ConnectionClosedGuardTests {
         }
     }
 
+    /// Cancelled while the body runs, with `closeOnCancel`: the call closes the connection
+    /// and reports the cancellation, not the close it made (the connection's watch hears of
+    /// that close first).
+    @Test func aCancellationThatClosesTheConnectionIsReportedAsACancellation() async throws {
+        try await TestDatabase.with { db in
+            let ended = Mutex<String?>(nil)
+            let started = Mutex<PostgresConnection?>(nil)
+            let call = Task {
+                try await db.client.withConnection { connection in
+                    do {
+                        try await connection.failingWhenClosed(closeOnCancel: true) {
+                            started.withLock { $0 = connection }
+                            try await Task.sleep(for: .seconds(3600))
+                        }
+                        ended.withLock { $0 = "returned" }
+                    } catch {
+                        ended.withLock { $0 = "threw \(type(of: error))" }
+                    }
+                }
+            }
+            let startDeadline = ContinuousClock.now + .seconds(120)
+            while started.withLock({ $0 }) == nil && ContinuousClock.now < startDeadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            let connection = try #require(started.withLock { $0 }, "the body did not start in 120 s")
+            let registered = ContinuousClock.now + .seconds(30)
+            while ClosedWatch.waitingCalls(on: connection) != 1 && ContinuousClock.now < registered {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            call.cancel()
+            let deadline = ContinuousClock.now + .seconds(30)
+            while ended.withLock({ $0 }) == nil && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(ended.withLock { $0 } == "threw CancellationError")
+            #expect(connection.isClosed)
+            if ended.withLock({ $0 }) != nil { _ = try? await call.value }
+        }
+    }
+
     /// The connection closes under a body that would never end on its own (as a query written
     /// to a closed channel never completes): the call fails with `ConnectionClosedError` once
     /// the channel tells of the close, a call on the closed connection fails at once, and
@@ -124,6 +164,11 @@ struct ConnectionClosedGuardTests {
                 try await Task.sleep(for: .milliseconds(10))
             }
             let connection = try #require(started.withLock { $0 }, "the body did not start in 120 s")
+            // The call registers with the watch just after its body's task is made.
+            let registered = ContinuousClock.now + .seconds(30)
+            while ClosedWatch.waitingCalls(on: connection) != 1 && ContinuousClock.now < registered {
+                try await Task.sleep(for: .milliseconds(10))
+            }
             #expect(ClosedWatch.waitingCalls(on: connection) == 1)
             try await connection.close()
             let deadline = ContinuousClock.now + .seconds(30)
@@ -131,7 +176,6 @@ struct ConnectionClosedGuardTests {
                 try await Task.sleep(for: .milliseconds(20))
             }
             #expect(ended.withLock { $0 } == "threw ConnectionClosedError; the next call threw ConnectionClosedError")
-            #expect(ClosedWatch.waitingCalls(on: connection) == 0)
             if ended.withLock({ $0 }) != nil { _ = try? await call.value } else { call.cancel() }
         }
     }

@@ -71,6 +71,15 @@ package struct WorkingSet: Sendable {
         states[key] = state
     }
 
+    /// Forgets a row loaded but not asked for (ProjectionStore's guess of the next round), so
+    /// that a handler reading it fails as for any row it did not ask for. A changed row stays.
+    package mutating func unload(_ key: StreamKey) {
+        guard changed[key] == nil else { return }
+        loaded.remove(key)
+        states[key] = nil
+        unreadable[key] = nil
+    }
+
     /// Records a row that exists but could not be read: events that read it fail.
     package mutating func markUnreadable(_ key: StreamKey, error: String) {
         loaded.insert(key)

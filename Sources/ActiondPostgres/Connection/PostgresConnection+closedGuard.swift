@@ -45,9 +45,12 @@ extension PostgresConnection {
                 let watch = ClosedWatch.of(self)
                 let token = watch.add { [finished] in
                     // Cancel the body before resuming: once resumed, `release` may already
-                    // have let go of it.
+                    // have let go of it. A close this call's own cancellation made (the
+                    // watch hears of it before the cancel handler's callback) is reported as
+                    // the cancellation it is.
                     let work = finished.work
-                    if resume(.failure(ConnectionClosedError())) { work?.cancel() }
+                    let error: any Error = closeOnCancel && finished.cancelled ? CancellationError() : ConnectionClosedError()
+                    if resume(.failure(error)) { work?.cancel() }
                 }
                 finished.onFinish = { watch.remove(token) }
                 guard closeOnCancel else { return }

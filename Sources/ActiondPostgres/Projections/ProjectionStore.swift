@@ -43,20 +43,37 @@ package enum ProjectionStore {
 
     /// Loads every row `events`' handlers read, in rounds (a response's notification, once
     /// loaded, names the invitation it answers), locking `locking` with the first. An event
-    /// whose data cannot be read names nothing here; its handler fails in the run.
+    /// whose data cannot be read names nothing here; its handler fails in the run. With a
+    /// cache, a round also loads the rows the next would ask for, guessed from the cache
+    /// (`nextRound`); a guessed row no round asked for is forgotten at the end, so the rows
+    /// loaded are exactly those asked for, with or without a cache. Returns the round trips.
+    @discardableResult
     package static func loadRounds(for events: [LoggedEvent], router: any EventRouting, locking: [StreamKey], into state: inout WorkingSet,
-                                   cache: StateCache?, on connection: PostgresConnection, logger: Logger) async throws {
+                                   cache: StateCache?, on connection: PostgresConnection, logger: Logger) async throws -> Int {
         var locking = locking
+        var asked: Set<StreamKey> = []
+        var guessed: Set<StreamKey> = []
+        var trips = 0
         for _ in 0..<4 {
             var wanted: Set<StreamKey> = []
             for event in events {
-                for key in (try? router.streams(for: event, in: state)) ?? [] where !state.isLoaded(key) { wanted.insert(key) }
+                for key in (try? router.streams(for: event, in: state)) ?? [] {
+                    asked.insert(key)
+                    if !state.isLoaded(key) { wanted.insert(key) }
+                }
             }
             if wanted.isEmpty && locking.isEmpty { break }
-            if let cache { wanted.formUnion(nextRound(after: wanted, for: events, router: router, state: state, cache: cache)) }
+            if let cache {
+                let next = nextRound(after: wanted, for: events, router: router, state: &state, cache: cache)
+                guessed.formUnion(next)
+                wanted.formUnion(next)
+            }
             try await load(wanted, locking: locking, into: &state, catalog: router.catalog, cache: cache, on: connection, logger: logger)
+            trips += 1
             locking = []
         }
+        for key in guessed where !asked.contains(key) { state.unload(key) }
+        return trips
     }
 
     /// The rows the round after this one would ask for, guessed from the cache: the rows
@@ -67,20 +84,22 @@ package enum ProjectionStore {
     /// no longer has in that version is never used, and a wrong guess costs a row read for
     /// nothing (the next round asks for what is still missing, as before).
     static func nextRound(after wanted: Set<StreamKey>, for events: [LoggedEvent], router: any EventRouting,
-                          state: WorkingSet, cache: StateCache) -> Set<StreamKey> {
-        var guess = state
-        var cached = false
+                          state: inout WorkingSet, cache: StateCache) -> Set<StreamKey> {
+        // The cached rows go into the working set for the question alone, and out again (no
+        // copy of the working set, which holds a whole batch's rows).
+        var borrowed: [StreamKey] = []
         for key in wanted {
             if let row = cache.latest(key) {
-                guess.load(key, row)
-                cached = true
+                state.load(key, row)
+                borrowed.append(key)
             }
         }
-        guard cached else { return [] }
+        guard !borrowed.isEmpty else { return [] }
         var next: Set<StreamKey> = []
         for event in events {
-            for key in (try? router.streams(for: event, in: guess)) ?? [] where !guess.isLoaded(key) { next.insert(key) }
+            for key in (try? router.streams(for: event, in: state)) ?? [] where !state.isLoaded(key) { next.insert(key) }
         }
+        for key in borrowed { state.unload(key) }
         return next
     }
 
