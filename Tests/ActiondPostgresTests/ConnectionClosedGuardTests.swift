@@ -49,16 +49,19 @@ struct ConnectionClosedGuardTests {
         }
     }
 
-    /// The ordinary case: cancelled while the body runs.
-    @Test func aCancellationWhileTheBodyRunsReachesTheBody() async throws {
+    /// The ordinary case: cancelled while the body runs. With `closeOnCancel`, the call closes
+    /// the connection and reports the cancellation, not the close it made (the connection's
+    /// watch hears of that close first).
+    @Test(arguments: [false, true])
+    func aCancellationWhileTheBodyRunsReachesTheBody(closeOnCancel: Bool) async throws {
         try await TestDatabase.with { db in
             let ended = Mutex<String?>(nil)
-            let started = Mutex(false)
+            let started = Mutex<PostgresConnection?>(nil)
             let call = Task {
                 try await db.client.withConnection { connection in
                     do {
-                        try await connection.failingWhenClosed(closeOnCancel: false) {
-                            started.withLock { $0 = true }
+                        try await connection.failingWhenClosed(closeOnCancel: closeOnCancel) {
+                            started.withLock { $0 = connection }
                             try await Task.sleep(for: .seconds(3600))
                         }
                         ended.withLock { $0 = "returned" }
@@ -70,57 +73,14 @@ struct ConnectionClosedGuardTests {
             // As above, the counts from the body's start: in a full run on 2 cores, leasing the
             // connection once took longer than the 30 s this test gave the lease and the body's
             // end together, and it was cancelled before its body began.
-            let startDeadline = ContinuousClock.now + .seconds(120)
-            while !started.withLock({ $0 }) && ContinuousClock.now < startDeadline {
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            try #require(started.withLock { $0 }, "the body did not start in 120 s")
+            let connection = try await Self.guarded { started.withLock { $0 } }
             call.cancel()
             let deadline = ContinuousClock.now + .seconds(30)
             while ended.withLock({ $0 }) == nil && ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(20))
             }
             #expect(ended.withLock { $0 } == "threw CancellationError")
-            if ended.withLock({ $0 }) != nil { _ = try? await call.value }
-        }
-    }
-
-    /// Cancelled while the body runs, with `closeOnCancel`: the call closes the connection
-    /// and reports the cancellation, not the close it made (the connection's watch hears of
-    /// that close first).
-    @Test func aCancellationThatClosesTheConnectionIsReportedAsACancellation() async throws {
-        try await TestDatabase.with { db in
-            let ended = Mutex<String?>(nil)
-            let started = Mutex<PostgresConnection?>(nil)
-            let call = Task {
-                try await db.client.withConnection { connection in
-                    do {
-                        try await connection.failingWhenClosed(closeOnCancel: true) {
-                            started.withLock { $0 = connection }
-                            try await Task.sleep(for: .seconds(3600))
-                        }
-                        ended.withLock { $0 = "returned" }
-                    } catch {
-                        ended.withLock { $0 = "threw \(type(of: error))" }
-                    }
-                }
-            }
-            let startDeadline = ContinuousClock.now + .seconds(120)
-            while started.withLock({ $0 }) == nil && ContinuousClock.now < startDeadline {
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            let connection = try #require(started.withLock { $0 }, "the body did not start in 120 s")
-            let registered = ContinuousClock.now + .seconds(30)
-            while ClosedWatch.waitingCalls(on: connection) != 1 && ContinuousClock.now < registered {
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            call.cancel()
-            let deadline = ContinuousClock.now + .seconds(30)
-            while ended.withLock({ $0 }) == nil && ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            #expect(ended.withLock { $0 } == "threw CancellationError")
-            #expect(connection.isClosed)
+            #expect(connection.isClosed == closeOnCancel)
             if ended.withLock({ $0 }) != nil { _ = try? await call.value }
         }
     }
@@ -159,16 +119,7 @@ struct ConnectionClosedGuardTests {
                     }
                 }
             }
-            let startDeadline = ContinuousClock.now + .seconds(120)
-            while started.withLock({ $0 }) == nil && ContinuousClock.now < startDeadline {
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            let connection = try #require(started.withLock { $0 }, "the body did not start in 120 s")
-            // The call registers with the watch just after its body's task is made.
-            let registered = ContinuousClock.now + .seconds(30)
-            while ClosedWatch.waitingCalls(on: connection) != 1 && ContinuousClock.now < registered {
-                try await Task.sleep(for: .milliseconds(10))
-            }
+            let connection = try await Self.guarded { started.withLock { $0 } }
             #expect(ClosedWatch.waitingCalls(on: connection) == 1)
             try await connection.close()
             let deadline = ContinuousClock.now + .seconds(30)
@@ -178,5 +129,20 @@ struct ConnectionClosedGuardTests {
             #expect(ended.withLock { $0 } == "threw ConnectionClosedError; the next call threw ConnectionClosedError")
             if ended.withLock({ $0 }) != nil { _ = try? await call.value } else { call.cancel() }
         }
+    }
+
+    /// The connection whose guarded body has started (`started`: what the body set), once the
+    /// call has registered with the connection's watch (just after it makes the body's task).
+    static func guarded(_ started: () -> PostgresConnection?) async throws -> PostgresConnection {
+        let startDeadline = ContinuousClock.now + .seconds(120)
+        while started() == nil && ContinuousClock.now < startDeadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let connection = try #require(started(), "the body did not start in 120 s")
+        let registered = ContinuousClock.now + .seconds(30)
+        while ClosedWatch.waitingCalls(on: connection) != 1 && ContinuousClock.now < registered {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return connection
     }
 }
