@@ -30,11 +30,15 @@ struct StreamRoundsTests {
 
     /// loadRounds for `event` in a transaction of its own: the rows loaded, and its round trips.
     static func load(_ event: LoggedEvent, cache: StateCache?, _ db: TestDatabase) async throws -> (WorkingSet, Int) {
+        try await load([event], cache: cache, db)
+    }
+
+    static func load(_ events: [LoggedEvent], cache: StateCache?, _ db: TestDatabase) async throws -> (WorkingSet, Int) {
         try await db.client.withConnection { connection in
             let registry = try #require(try await CategoryStore.currentVersion(on: connection, logger: db.logger))
             var state = WorkingSet(categories: registry)
             try await connection.query("BEGIN", logger: db.logger).drain()
-            let trips = try await ProjectionStore.loadRounds(for: [event], router: EventRouter(), locking: [], into: &state, cache: cache,
+            let trips = try await ProjectionStore.loadRounds(for: events, router: EventRouter(), locking: [], into: &state, cache: cache,
                                                              on: connection, logger: db.logger)
             try await connection.query("COMMIT", logger: db.logger).drain()
             return (state, trips)
@@ -60,6 +64,10 @@ struct StreamRoundsTests {
             _ = try await Self.load(Self.accept(request: "r1"), cache: cache, db)
             let (cached, cachedCalls) = try await Self.load(response, cache: cache, db)
             #expect(cachedCalls == 1)
+            // A batch larger than the guess's limit (a drain's) is not guessed for: two rounds.
+            let many = Array(repeating: response, count: ProjectionStore.guessedBatchLimit + 1)
+            let (_, manyCalls) = try await Self.load(many, cache: cache, db)
+            #expect(manyCalls == 2)
             #expect(cached.notification("r1")?.keys["MEETING_ID"] == "m1")
             #expect(try EventRouter().streams(for: response, in: cached) == wanted)
             #expect(wanted.allSatisfy { cached.isLoaded($0) })
