@@ -7,6 +7,9 @@ returns table (category text, category_options text[], handler text, action text
                action_options text[], text_input boolean, version integer)
 language plpgsql stable
 security definer set search_path = actiond, pg_temp
+-- Without JIT: its statements read a bounded number of rows by key, and compiling them
+-- (the planner's cost counts every partition) took longer than running them (docs/console.md).
+set jit = off
 as $$
 #variable_conflict use_column
 begin

@@ -8,6 +8,9 @@ returns table ("position" bigint, event_id text, type text, user_id text, catego
                last_error text, failed_at timestamptz, discarded boolean)
 language plpgsql stable
 security definer set search_path = actiond, pg_temp
+-- Without JIT: its statements read a bounded number of rows by key, and compiling them
+-- (the planner's cost counts every partition) took longer than running them (docs/console.md).
+set jit = off
 as $$
 #variable_conflict use_column
 begin

@@ -7,6 +7,9 @@ create function actiond.console_handler_rows(view_name text, user_id text, page_
 returns setof jsonb
 language plpgsql stable
 security definer set search_path = actiond, pg_temp
+-- Without JIT: its statements read a bounded number of rows by key, and compiling them
+-- (the planner's cost counts every partition) took longer than running them (docs/console.md).
+set jit = off
 as $$
 declare
     id_column text;

@@ -4,6 +4,9 @@ create function actiond.console_pauses()
 returns table (user_id text, paused_at timestamptz)
 language plpgsql stable
 security definer set search_path = actiond, pg_temp
+-- Without JIT: its statements read a bounded number of rows by key, and compiling them
+-- (the planner's cost counts every partition) took longer than running them (docs/console.md).
+set jit = off
 as $$
 #variable_conflict use_column
 begin

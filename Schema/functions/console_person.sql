@@ -9,6 +9,9 @@ create function actiond.console_person(user_id text)
 returns setof actiond.console_person_row
 language plpgsql stable
 security definer set search_path = actiond, pg_temp
+-- Without JIT: its statements read a bounded number of rows by key, and compiling them
+-- (the planner's cost counts every partition) took longer than running them (docs/console.md).
+set jit = off
 as $$
 declare
     person actiond.console_person_row;

@@ -5,6 +5,9 @@
 create function actiond.console_resume(person text, user_id text) returns integer
 language plpgsql volatile
 security definer set search_path = actiond, pg_temp
+-- Without JIT: its statements read a bounded number of rows by key, and compiling them
+-- (the planner's cost counts every partition) took longer than running them (docs/console.md).
+set jit = off
 as $$
 declare
     removed integer;

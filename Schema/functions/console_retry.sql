@@ -8,6 +8,9 @@
 create function actiond.console_retry(person text, positions bigint[], target text) returns bigint
 language plpgsql volatile
 security definer set search_path = actiond, pg_temp
+-- Without JIT: its statements read a bounded number of rows by key, and compiling them
+-- (the planner's cost counts every partition) took longer than running them (docs/console.md).
+set jit = off
 as $$
 declare
     requeued bigint := 0;

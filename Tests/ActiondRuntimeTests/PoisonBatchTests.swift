@@ -182,6 +182,7 @@ struct PoisonBatchTests {
                 try await Workers(client: db.client, keys: TestKeys.shared, router: EventRouter(rules: ResponseRules(holdWindow: .seconds(600))),
                                   configuration: configuration, logger: db.logger).run()
             }
+            defer { workers.cancel() }  // should the test end early: no workers left leasing from its pool
             try await Task.sleep(for: .seconds(2))
             #expect(try await db.scalar("SELECT count(*) FROM actiond.outcomes", as: Int.self) == 0, "nothing committed during the outage")
             #expect(try await db.scalar("SELECT coalesce(max(attempts), 0) FROM actiond.pending_events", as: Int.self) == 0, "no attempt counted")
@@ -206,6 +207,7 @@ struct PoisonBatchTests {
                 try await Workers(client: db.client, keys: TestKeys.shared, router: EventRouter(rules: ResponseRules(holdWindow: .seconds(600))),
                                   configuration: configuration, logger: db.logger).run()
             }
+            defer { workers.cancel() }  // should the test end early: no workers left leasing from its pool
             try await Task.sleep(for: .seconds(2))
             #expect(try await db.scalar("SELECT count(*) FROM actiond_away.outcomes", as: Int.self) == 0)
             try await db.client.query("ALTER SCHEMA actiond_away RENAME TO actiond", logger: db.logger).drain()

@@ -7,6 +7,9 @@ create function actiond.console_trail(user_id text, request_id text, before_posi
 returns setof actiond.console_trail_row
 language plpgsql stable
 security definer set search_path = actiond, pg_temp
+-- Without JIT: its statements read a bounded number of rows by key, and compiling them
+-- (the planner's cost counts every partition) took longer than running them (docs/console.md).
+set jit = off
 as $$
 declare
     below constant bigint := coalesce(console_trail.before_position, 9223372036854775807);
