@@ -222,6 +222,7 @@ CREATE TABLE actiond.events (
     occurred_at timestamp with time zone NOT NULL,
     data jsonb NOT NULL,
     submitted_at timestamp with time zone DEFAULT now() NOT NULL,
+    request_id text,
     CONSTRAINT events_id_length CHECK (((char_length(id) >= 1) AND (char_length(id) <= 128))),
     CONSTRAINT events_type_known CHECK ((type = ANY (ARRAY['notification.sent'::text, 'notification.response'::text, 'meeting.cancelled'::text, 'protected_data.unavailable'::text, 'protected_data.available'::text]))),
     CONSTRAINT events_user_id_present CHECK ((user_id <> ''::text))
@@ -233,6 +234,10 @@ ALTER TABLE ONLY actiond.events ALTER COLUMN data SET STATISTICS 0;
 
 COMMENT ON TABLE actiond.events IS 'Append-only log of accepted input events; position is the global submission order. Partitioned by position (log_partitions).';
 
+-- Name: COLUMN events.request_id; Type: COMMENT; Schema: actiond; Owner: -
+
+COMMENT ON COLUMN actiond.events.request_id IS 'A notification''s or a response''s data.request_id (null for other types): what a response answers.';
+
 -- Name: events_1; Type: TABLE; Schema: actiond; Owner: -
 
 CREATE TABLE actiond.events_1 (
@@ -243,10 +248,12 @@ CREATE TABLE actiond.events_1 (
     occurred_at timestamp with time zone NOT NULL,
     data jsonb NOT NULL,
     submitted_at timestamp with time zone DEFAULT now() NOT NULL,
+    request_id text,
     CONSTRAINT events_id_length CHECK (((char_length(id) >= 1) AND (char_length(id) <= 128))),
     CONSTRAINT events_type_known CHECK ((type = ANY (ARRAY['notification.sent'::text, 'notification.response'::text, 'meeting.cancelled'::text, 'protected_data.unavailable'::text, 'protected_data.available'::text]))),
     CONSTRAINT events_user_id_present CHECK ((user_id <> ''::text))
-);
+)
+WITH (fillfactor='90');
 ALTER TABLE ONLY actiond.events_1 ALTER COLUMN data SET STATISTICS 0;
 
 -- Name: events_1000001; Type: TABLE; Schema: actiond; Owner: -
@@ -259,10 +266,12 @@ CREATE TABLE actiond.events_1000001 (
     occurred_at timestamp with time zone NOT NULL,
     data jsonb NOT NULL,
     submitted_at timestamp with time zone DEFAULT now() NOT NULL,
+    request_id text,
     CONSTRAINT events_id_length CHECK (((char_length(id) >= 1) AND (char_length(id) <= 128))),
     CONSTRAINT events_type_known CHECK ((type = ANY (ARRAY['notification.sent'::text, 'notification.response'::text, 'meeting.cancelled'::text, 'protected_data.unavailable'::text, 'protected_data.available'::text]))),
     CONSTRAINT events_user_id_present CHECK ((user_id <> ''::text))
-);
+)
+WITH (fillfactor='90');
 ALTER TABLE ONLY actiond.events_1000001 ALTER COLUMN data SET STATISTICS 0;
 
 -- Name: forgotten_users; Type: TABLE; Schema: actiond; Owner: -
@@ -749,14 +758,6 @@ ALTER TABLE ONLY actiond.waiting_users
 
 CREATE INDEX domain_events_seq ON actiond.domain_events USING brin (seq);
 
--- Name: events_request_id; Type: INDEX; Schema: actiond; Owner: -
-
-CREATE INDEX events_request_id ON ONLY actiond.events USING btree (((data ->> 'request_id'::text)));
-
--- Name: events_1000001_expr_idx; Type: INDEX; Schema: actiond; Owner: -
-
-CREATE INDEX events_1000001_expr_idx ON actiond.events_1000001 USING btree (((data ->> 'request_id'::text)));
-
 -- Name: events_position; Type: INDEX; Schema: actiond; Owner: -
 
 CREATE INDEX events_position ON ONLY actiond.events USING btree ("position");
@@ -765,13 +766,21 @@ CREATE INDEX events_position ON ONLY actiond.events USING btree ("position");
 
 CREATE INDEX events_1000001_position_idx ON actiond.events_1000001 USING btree ("position");
 
--- Name: events_1_expr_idx; Type: INDEX; Schema: actiond; Owner: -
+-- Name: events_request_id; Type: INDEX; Schema: actiond; Owner: -
 
-CREATE INDEX events_1_expr_idx ON actiond.events_1 USING btree (((data ->> 'request_id'::text)));
+CREATE INDEX events_request_id ON ONLY actiond.events USING btree (request_id) WHERE (request_id IS NOT NULL);
+
+-- Name: events_1000001_request_id_idx; Type: INDEX; Schema: actiond; Owner: -
+
+CREATE INDEX events_1000001_request_id_idx ON actiond.events_1000001 USING btree (request_id) WHERE (request_id IS NOT NULL);
 
 -- Name: events_1_position_idx; Type: INDEX; Schema: actiond; Owner: -
 
 CREATE INDEX events_1_position_idx ON actiond.events_1 USING btree ("position");
+
+-- Name: events_1_request_id_idx; Type: INDEX; Schema: actiond; Owner: -
+
+CREATE INDEX events_1_request_id_idx ON actiond.events_1 USING btree (request_id) WHERE (request_id IS NOT NULL);
 
 -- Name: held_request; Type: INDEX; Schema: actiond; Owner: -
 
@@ -813,10 +822,6 @@ CREATE INDEX projections_user ON actiond.projections USING btree (user_id, kind,
 
 CREATE INDEX waiting_users_run_at ON actiond.waiting_users USING btree (run_at);
 
--- Name: events_1000001_expr_idx; Type: INDEX ATTACH; Schema: actiond; Owner: -
-
-ALTER INDEX actiond.events_request_id ATTACH PARTITION actiond.events_1000001_expr_idx;
-
 -- Name: events_1000001_pkey; Type: INDEX ATTACH; Schema: actiond; Owner: -
 
 ALTER INDEX actiond.events_pkey ATTACH PARTITION actiond.events_1000001_pkey;
@@ -825,9 +830,9 @@ ALTER INDEX actiond.events_pkey ATTACH PARTITION actiond.events_1000001_pkey;
 
 ALTER INDEX actiond.events_position ATTACH PARTITION actiond.events_1000001_position_idx;
 
--- Name: events_1_expr_idx; Type: INDEX ATTACH; Schema: actiond; Owner: -
+-- Name: events_1000001_request_id_idx; Type: INDEX ATTACH; Schema: actiond; Owner: -
 
-ALTER INDEX actiond.events_request_id ATTACH PARTITION actiond.events_1_expr_idx;
+ALTER INDEX actiond.events_request_id ATTACH PARTITION actiond.events_1000001_request_id_idx;
 
 -- Name: events_1_pkey; Type: INDEX ATTACH; Schema: actiond; Owner: -
 
@@ -836,6 +841,10 @@ ALTER INDEX actiond.events_pkey ATTACH PARTITION actiond.events_1_pkey;
 -- Name: events_1_position_idx; Type: INDEX ATTACH; Schema: actiond; Owner: -
 
 ALTER INDEX actiond.events_position ATTACH PARTITION actiond.events_1_position_idx;
+
+-- Name: events_1_request_id_idx; Type: INDEX ATTACH; Schema: actiond; Owner: -
+
+ALTER INDEX actiond.events_request_id ATTACH PARTITION actiond.events_1_request_id_idx;
 
 -- Name: outcomes_1000001_decided_at_idx; Type: INDEX ATTACH; Schema: actiond; Owner: -
 

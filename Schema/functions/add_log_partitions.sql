@@ -52,7 +52,9 @@ begin
             end if;
         end loop;
         exit when top_lower > covering;
-        execute format('create table actiond.%I (like actiond.events including defaults including constraints)',
+        -- A tenth of each page kept free for the sealed rewrites of its rows, so that they
+        -- are heap-only updates (014_request_id_column.sql).
+        execute format('create table actiond.%I (like actiond.events including defaults including constraints) with (fillfactor = 90)',
                        'events_' || next_lower);
         -- Without statistics of its documents, as the log has them (013_no_statistics_of_documents.sql):
         -- a new table does not inherit a column's statistics target.

@@ -18,7 +18,7 @@ begin
     select e.position, e.id, e.type, e.user_id,
            coalesce(o.category, e.data -> 'payload' -> 'aps' ->> 'category'),
            coalesce(o.action, e.data ->> 'action', e.type),
-           e.data ->> 'request_id', e.occurred_at, e.submitted_at,
+           e.request_id, e.occurred_at, e.submitted_at,
            o.attempts, o.last_error, o.decided_at, o.discarded_at is not null
     from actiond.events e
     join actiond.outcomes o on o.user_id = e.user_id and o.position = e.position

@@ -59,8 +59,9 @@ begin
         if taken >= top_lower then
             perform actiond.add_log_partitions(taken);
         end if;
-        insert into actiond.events (position, id, type, user_id, occurred_at, data)
-        values (taken, event ->> 'id', event ->> 'type', event_user, (event ->> 'occurred_at')::timestamptz, event -> 'data');
+        insert into actiond.events (position, id, type, user_id, occurred_at, data, request_id)
+        values (taken, event ->> 'id', event ->> 'type', event_user, (event ->> 'occurred_at')::timestamptz, event -> 'data',
+                case when event ->> 'type' in ('notification.sent', 'notification.response') then event -> 'data' ->> 'request_id' end);
         insert into actiond.waiting_users (user_id, mark) values (event_user, taken - 1)
         on conflict (user_id) do nothing;
         perform actiond.wake_workers();

@@ -4,7 +4,7 @@
 -- data), decided, dead, or discarded (a dead letter an operator discarded), and its outcome. Filter by user_id (an index probe of the log and
 -- of each table joined, proportional to that user's events) or by request_id (the log's
 -- request id index); order by position for the log's order. Never protected text: the data
--- is read for its request_id, action and category only.
+-- is read for its action and category only.
 create view actiond.report_trail as
 select e.user_id,
        e.position,
@@ -12,7 +12,7 @@ select e.user_id,
        e.type,
        coalesce(o.category, e.data -> 'payload' -> 'aps' ->> 'category')     as category,
        coalesce(o.action, e.data ->> 'action', e.type)                        as action,
-       e.data ->> 'request_id'                                                as request_id,
+       e.request_id                                                           as request_id,
        e.occurred_at,
        e.submitted_at,
        case

@@ -228,8 +228,8 @@ struct ConsoleFunctionsTests {
             // 600 dead letters of 600 users, and 600 events of one user (written as the owner,
             // as a long-running database would hold them).
             try await db.client.query("""
-                INSERT INTO actiond.events (position, id, type, user_id, occurred_at, data)
-                SELECT g, 'e' || g, 'meeting.cancelled', CASE WHEN g <= 600 THEN 'user-' || g ELSE 'heavy' END, now(),
+                INSERT INTO actiond.events (position, id, type, user_id, occurred_at, request_id, data)
+                SELECT g, 'e' || g, 'meeting.cancelled', CASE WHEN g <= 600 THEN 'user-' || g ELSE 'heavy' END, now(), 'r' || (g % 3),
                        jsonb_build_object('meeting_id', 'm' || g, 'request_id', 'r' || (g % 3))
                 FROM generate_series(1, 1200) g
                 """, logger: db.logger).drain()
@@ -414,8 +414,8 @@ struct ConsoleFunctionsTests {
     @Test func thePagesReadTheLogByIndexOnly() async throws {
         try await TestDatabase.with { db in
             try await db.client.query("""
-                INSERT INTO actiond.events (position, id, type, user_id, occurred_at, data)
-                SELECT g, 'e' || g, 'notification.sent', 'user-' || (g % 10000), now(),
+                INSERT INTO actiond.events (position, id, type, user_id, occurred_at, request_id, data)
+                SELECT g, 'e' || g, 'notification.sent', 'user-' || (g % 10000), now(), 'r' || g,
                        jsonb_build_object('request_id', 'r' || g,
                                           'payload', jsonb_build_object('aps', jsonb_build_object('category', 'TIMER_EXPIRED'), 'TIMER_ID', 't' || g))
                 FROM generate_series(1, 100000) g

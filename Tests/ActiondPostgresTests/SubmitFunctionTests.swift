@@ -303,4 +303,29 @@ struct SubmitFunctionTests {
             #expect(answer.sqlState == .foreignKeyViolation, "MEETING_INVITATION is not in the current version")
         }
     }
+
+    /// The log's request id is a notification's or a response's data.request_id (bounded by
+    /// the rules). Another type's data may have a field of that name, of any length and with no
+    /// rule on it: it is stored as data, not as the event's request id. (It was indexed once,
+    /// and one longer than an index row may be failed the submit with SQLSTATE 54000, naming
+    /// no field.)
+    @Test(arguments: SubmitPath.allCases)
+    func onlyNotificationsAndResponsesHaveARequestID(path: SubmitPath) async throws {
+        try await TestDatabase.with { db in
+            // Random hex (not compressible): about 6,000 bytes, over the 2,704 an index row may hold.
+            let long = (0..<400).map { _ in String(UInt64.random(in: 1 << 60 ... .max), radix: 16) }.joined()
+            let cancelled = EventJSON.cancelled().setting(["data", "request_id"], to: .string(long))
+            let answers = [try await Self.submit(EventJSON.invitation(), on: db, via: path),
+                           try await Self.submit(EventJSON.response(), on: db, via: path),
+                           try await Self.submit(cancelled, on: db, via: path)]
+            for answer in answers { #expect(answer.sqlState == nil, "\(answer)") }
+            let rows = try await LiveMigration.strings("""
+                SELECT type || ' ' || coalesce(request_id, '-') || ' ' || (data ->> 'request_id' IS NOT NULL)::text
+                FROM actiond.events ORDER BY position
+                """, db)
+            #expect(rows == ["notification.sent req-1 true", "notification.response req-1 true", "meeting.cancelled - true"])
+            #expect(try await LiveMigration.strings("SELECT event_id FROM actiond.report_trail WHERE request_id = 'req-1' ORDER BY position", db)
+                    == ["sent-1", "resp-1"])
+        }
+    }
 }

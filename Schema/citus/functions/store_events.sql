@@ -31,9 +31,10 @@ begin
         perform actiond.add_log_partitions(stored[cardinality(stored)]);
     end if;
 
-    perform actiond.insert_values('insert into actiond.events as ev (position, id, type, user_id, occurred_at, data)',
-        array(select format('(%L, %L, %L, %L, %L, %L)', s.position, i.e ->> 'id', i.e ->> 'type', i.e ->> 'user_id',
-                            i.e ->> 'occurred_at', i.e -> 'data')
+    perform actiond.insert_values('insert into actiond.events as ev (position, id, type, user_id, occurred_at, data, request_id)',
+        array(select format('(%L, %L, %L, %L, %L, %L, %L)', s.position, i.e ->> 'id', i.e ->> 'type', i.e ->> 'user_id',
+                            i.e ->> 'occurred_at', i.e -> 'data',
+                            case when i.e ->> 'type' in ('notification.sent', 'notification.response') then i.e -> 'data' ->> 'request_id' end)
               from unnest(stored_ordinals, stored) as s(n, position)
               join unnest(events) with ordinality as i(e, n) on i.n = s.n
               order by s.position));
