@@ -27,6 +27,12 @@ struct BenchCommandTests {
                 }
             }
             #expect(result.standardOutput.contains("B per event"), "\(result.standardOutput)")
+            // The sealed drain rewrites the log's rows that carry text, and (014) without new
+            // index entries; the unsealed one rewrites nothing.
+            #expect((json["end_to_end"]?["log_rewrites_per_event"]?.doubleValue ?? 0) > 0.05, "end_to_end.log_rewrites_per_event")
+            #expect((json["end_to_end"]?["log_rewrites_heap_only"]?.doubleValue ?? 0) > 0.5, "end_to_end.log_rewrites_heap_only")
+            #expect(json["end_to_end_unsealed"]?["log_rewrites_per_event"]?.doubleValue == 0, "end_to_end_unsealed.log_rewrites_per_event")
+            #expect(result.standardOutput.contains("% heap-only"), "\(result.standardOutput)")
             // Events per worker batch at the steady load: at least one (a batch decides something).
             #expect((json["latency"]?["events_per_batch"]?.doubleValue ?? 0) >= 1, "latency.events_per_batch")
             #expect(result.standardOutput.contains("events per batch"), "\(result.standardOutput)")

@@ -13,6 +13,10 @@ package struct BenchResult: Sendable, Codable {
         package var postgres_cpu_us_per_event: Double? = nil
         /// WAL the server wrote per event decided, while the workers drained (end_to_end only).
         package var wal_bytes_per_event: Double? = nil
+        /// Updates of the log's rows per event decided (the workers' sealed rewrites), and the
+        /// share of them that were heap-only (no new index entries; end_to_end only).
+        package var log_rewrites_per_event: Double? = nil
+        package var log_rewrites_heap_only: Double? = nil
     }
 
     package struct Latency: Sendable, Codable {
@@ -88,7 +92,10 @@ package struct BenchResult: Sendable, Codable {
             return String(format: "; CPU per event: worker %.0f µs, PostgreSQL %.0f µs", worker, server)
                 + (wal.map { String(format: "; WAL %.0f B per event", $0) } ?? "")
         }
-        func cpu(_ rate: Rate) -> String { cpu(rate.worker_cpu_us_per_event, rate.postgres_cpu_us_per_event, rate.wal_bytes_per_event) }
+        func cpu(_ rate: Rate) -> String {
+            cpu(rate.worker_cpu_us_per_event, rate.postgres_cpu_us_per_event, rate.wal_bytes_per_event)
+                + (rate.log_rewrites_heap_only.map { String(format: "; log rewrites %.1f %% heap-only", 100 * $0) } ?? "")
+        }
         let rows: [(String, String, String)] = [
             ("bulk_submit", rate(bulk_submit.events_per_second), ratio(bulk_submit.events_per_second, ceiling.insert_events_per_second)),
             ("single_submit", rate(single_submit.events_per_second), ratio(single_submit.events_per_second, ceiling.insert_events_per_second)),

@@ -17,7 +17,11 @@ enum WorkerPhases {
             _ = try await submitter.submit(Array(lines[offset..<min(offset + 1000, lines.count)]))
         }
         try await client.query("VACUUM ANALYZE", logger: bench.logger).drain()
+        // Each drain starts from a checkpoint: the sealed and the unsealed drain each write
+        // their own pages back, rather than the first paying for the submits before it.
+        try await checkpoint(client, bench)
         let walStart = try await walPosition(client, bench)
+        let updatesBefore = try await logUpdates(client, bench)
         var server = try await ServerCPU.of(client, logger: bench.logger)
         server?.sample()
         let clock = ContinuousClock()
@@ -34,10 +38,48 @@ enum WorkerPhases {
         guard output.status == 0 else { throw BenchError("actiond work --drain failed (\(output.status)): \(output.standardError.suffix(2000))") }
         let wal = try await walBytes(since: walStart, client, bench)
         let decided = try await client.query("SELECT count(*) FROM actiond.outcomes", logger: bench.logger).collect().first!.decode(Int.self)
+        let updates = try await logUpdates(client, bench, settledAfter: updatesBefore)
+        let rewrites = updates.all - updatesBefore.all
         return (BenchResult.Rate(events: decided, seconds: seconds, events_per_second: Double(decided) / seconds,
                                  worker_cpu_us_per_event: workerCPU.seconds * 1e6 / Double(max(decided, 1)),
                                  postgres_cpu_us_per_event: server.map { $0.seconds * 1e6 / Double(max(decided, 1)) },
-                                 wal_bytes_per_event: wal / Double(max(decided, 1))), peak)
+                                 wal_bytes_per_event: wal / Double(max(decided, 1)),
+                                 log_rewrites_per_event: Double(rewrites) / Double(max(decided, 1)),
+                                 log_rewrites_heap_only: rewrites > 0 ? Double(updates.heapOnly - updatesBefore.heapOnly) / Double(rewrites) : nil), peak)
+    }
+
+    /// Updates of the log's rows (its partitions, from the server's statistics), and how many
+    /// were heap-only: during a drain, the workers' sealed rewrites. A backend reports its
+    /// counts when it ends, just after the worker process that used it; `settledAfter`: read
+    /// until the counts stop moving (at most 2 s).
+    static func logUpdates(_ client: PostgresClient, _ bench: Benchmark,
+                           settledAfter before: (all: Int, heapOnly: Int)? = nil) async throws -> (all: Int, heapOnly: Int) {
+        func read() async throws -> (all: Int, heapOnly: Int) {
+            let row = try await client.query("""
+                SELECT coalesce(sum(n_tup_upd), 0)::bigint, coalesce(sum(n_tup_hot_upd), 0)::bigint FROM pg_stat_all_tables
+                WHERE relid IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = 'actiond.events'::regclass)
+                """, logger: bench.logger).collect().first!.decode((Int, Int).self)
+            return (row.0, row.1)
+        }
+        var last = try await read()
+        guard before != nil else { return last }
+        for _ in 0..<20 {
+            try await Task.sleep(for: .milliseconds(100))
+            let now = try await read()
+            if now == last { break }
+            last = now
+        }
+        return last
+    }
+
+    /// CHECKPOINT, where the benchmark's login may (a superuser or pg_checkpoint); elsewhere
+    /// the phases start wherever the server's own checkpoints are, and the log says so.
+    static func checkpoint(_ client: PostgresClient, _ bench: Benchmark) async throws {
+        do {
+            try await client.query("CHECKPOINT", logger: bench.logger).drain()
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "42501" {
+            bench.logger.notice("no CHECKPOINT before the drain: the login may not (superuser or pg_checkpoint)")
+        }
     }
 
     /// The server's WAL insert position, and the bytes written since one (the whole cluster's
