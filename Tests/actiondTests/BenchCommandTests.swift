@@ -27,10 +27,12 @@ struct BenchCommandTests {
                 }
             }
             #expect(result.standardOutput.contains("B per event"), "\(result.standardOutput)")
-            // The sealed drain rewrites the log's rows that carry text, and (014) without new
-            // index entries; the unsealed one rewrites nothing.
+            // The sealed drain rewrites the log's rows that carry text, and (014) many without
+            // new index entries: at least the first rewrite on each page, which the page's free
+            // tenth holds (a quiet run: about 75 %; beside the whole test suite: 30 %). Before
+            // 014 none was heap-only. The unsealed drain rewrites nothing.
             #expect((json["end_to_end"]?["log_rewrites_per_event"]?.doubleValue ?? 0) > 0.05, "end_to_end.log_rewrites_per_event")
-            #expect((json["end_to_end"]?["log_rewrites_heap_only"]?.doubleValue ?? 0) > 0.5, "end_to_end.log_rewrites_heap_only")
+            #expect((json["end_to_end"]?["log_rewrites_heap_only"]?.doubleValue ?? 0) > 0.1, "end_to_end.log_rewrites_heap_only")
             #expect(json["end_to_end_unsealed"]?["log_rewrites_per_event"]?.doubleValue == 0, "end_to_end_unsealed.log_rewrites_per_event")
             #expect(result.standardOutput.contains("% heap-only"), "\(result.standardOutput)")
             // Events per worker batch at the steady load: at least one (a batch decides something).

@@ -50,8 +50,8 @@ enum WorkerPhases {
 
     /// Updates of the log's rows (its partitions, from the server's statistics), and how many
     /// were heap-only: during a drain, the workers' sealed rewrites. A backend reports its
-    /// counts when it ends, just after the worker process that used it; `settledAfter`: read
-    /// until the counts stop moving (at most 2 s).
+    /// counts when it ends, within milliseconds of the worker process that used it;
+    /// `settledAfter`: read from 300 ms on, until two reads 100 ms apart agree (at most 3 s).
     static func logUpdates(_ client: PostgresClient, _ bench: Benchmark,
                            settledAfter before: (all: Int, heapOnly: Int)? = nil) async throws -> (all: Int, heapOnly: Int) {
         func read() async throws -> (all: Int, heapOnly: Int) {
@@ -61,9 +61,10 @@ enum WorkerPhases {
                 """, logger: bench.logger).collect().first!.decode((Int, Int).self)
             return (row.0, row.1)
         }
+        guard before != nil else { return try await read() }
+        try await Task.sleep(for: .milliseconds(300))
         var last = try await read()
-        guard before != nil else { return last }
-        for _ in 0..<20 {
+        for _ in 0..<27 {
             try await Task.sleep(for: .milliseconds(100))
             let now = try await read()
             if now == last { break }
