@@ -35,6 +35,12 @@ struct BenchCommandTests {
             #expect((json["end_to_end"]?["log_rewrites_heap_only"]?.doubleValue ?? 0) > 0.1, "end_to_end.log_rewrites_heap_only")
             #expect(json["end_to_end_unsealed"]?["log_rewrites_per_event"]?.doubleValue == 0, "end_to_end_unsealed.log_rewrites_per_event")
             #expect(result.standardOutput.contains("% heap-only"), "\(result.standardOutput)")
+            // What sealing costs, over two pairs of drains (the second unsealed first).
+            for phase in ["end_to_end_again", "end_to_end_unsealed_again"] {
+                #expect((json[phase]?["events_per_second"]?.doubleValue ?? 0) > 0, "\(phase)")
+            }
+            #expect(json["sealing_cost"]?.doubleValue != nil && json["sealing_cost_per_pair"]?.arrayValue?.count == 2, "sealing_cost")
+            #expect(result.standardOutput.contains("pairs: "), "\(result.standardOutput)")
             // Events per worker batch at the steady load: at least one (a batch decides something).
             #expect((json["latency"]?["events_per_batch"]?.doubleValue ?? 0) >= 1, "latency.events_per_batch")
             #expect(result.standardOutput.contains("events per batch"), "\(result.standardOutput)")

@@ -77,6 +77,14 @@ package struct BenchResult: Sendable, Codable {
     package var end_to_end: Rate
     /// end_to_end with protected text stored unsealed (the benchmark's own unsealed worker): what sealing costs.
     package var end_to_end_unsealed: Rate?
+    /// A second pair of drains of the same backlog, in the other order (unsealed, then
+    /// sealed): one pair's difference moves by 5 points or more between runs.
+    package var end_to_end_unsealed_again: Rate? = nil
+    package var end_to_end_again: Rate? = nil
+    /// What sealing costs, as a share of throughput, over every pair: 1 − the sealed drains'
+    /// rates summed over the unsealed ones'; and each pair's own.
+    package var sealing_cost: Double? = nil
+    package var sealing_cost_per_pair: [Double]? = nil
     package var latency: Latency
     package var ceiling: Ceiling
     package var worker_peak_rss_mb: Double
@@ -102,8 +110,9 @@ package struct BenchResult: Sendable, Codable {
             ("end_to_end", rate(end_to_end.events_per_second), ratio(end_to_end.events_per_second, ceiling.events_per_second) + cpu(end_to_end)),
         ] + (end_to_end_unsealed.map { unsealed in [
             ("end_to_end, unsealed", rate(unsealed.events_per_second), ratio(unsealed.events_per_second, ceiling.events_per_second) + cpu(unsealed)),
-            ("sealing costs", String(format: "%.1f %% of throughput", 100 * (1 - end_to_end.events_per_second / unsealed.events_per_second)),
-             String(format: "worker CPU per event %+.1f %%", 100 * ((end_to_end.worker_cpu_us_per_event ?? 0) / max(unsealed.worker_cpu_us_per_event ?? 1, 1e-9) - 1))),
+            ("sealing costs", String(format: "%.1f %% of throughput", 100 * (sealing_cost ?? (1 - end_to_end.events_per_second / unsealed.events_per_second))),
+             (sealing_cost_per_pair.map { "pairs: " + $0.map { String(format: "%.1f %%", 100 * $0) }.joined(separator: ", ") + "; " } ?? "")
+                + String(format: "worker CPU per event %+.1f %%", 100 * ((end_to_end.worker_cpu_us_per_event ?? 0) / max(unsealed.worker_cpu_us_per_event ?? 1, 1e-9) - 1))),
         ] } ?? []) + [
             ("latency p50/p95/p99/max", String(format: "%.1f / %.1f / %.1f / %.1f ms", latency.p50_ms, latency.p95_ms, latency.p99_ms, latency.max_ms),
              "at \(latency.offered_events_per_second) events/s offered"
@@ -127,5 +136,18 @@ package struct BenchResult: Sendable, Codable {
                      + "\(settings.build) build, workers \(settings.worker_concurrency) × batch \(settings.worker_batch_size), \(settings.users) users"
                      + (settings.durable_commits ? "" : "  [NOT DURABLE: commits may be lost on a crash]"))
         return lines.map { $0.replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression) }.joined(separator: "\n")
+    }
+}
+
+extension BenchResult {
+    /// `sealing_cost` and `sealing_cost_per_pair` from the drains measured.
+    mutating func computeSealingCost() {
+        guard let unsealed = end_to_end_unsealed else { return }
+        var pairs = [(end_to_end, unsealed)]
+        if let sealed = end_to_end_again, let unsealed = end_to_end_unsealed_again { pairs.append((sealed, unsealed)) }
+        let sealed = pairs.reduce(0) { $0 + $1.0.events_per_second }, open = pairs.reduce(0) { $0 + $1.1.events_per_second }
+        guard open > 0 else { return }
+        sealing_cost = 1 - sealed / open
+        sealing_cost_per_pair = pairs.map { 1 - $0.0.events_per_second / max($0.1.events_per_second, 1e-9) }
     }
 }

@@ -45,6 +45,11 @@ package struct Benchmark: Sendable {
         let (unsealed, _) = try await withDatabase("unsealed") { url, client in
             try await WorkerPhases.endToEnd(self, url: url, client: client, sealing: false)
         }
+        say("end_to_end, a second pair: the unsealed drain, then the sealed one (what sealing costs is read over both pairs)")
+        let (unsealedAgain, _) = try await withDatabase("unsealed2") { url, client in
+            try await WorkerPhases.endToEnd(self, url: url, client: client, sealing: false)
+        }
+        let (endToEndAgain, _) = try await withDatabase("drain2") { url, client in try await WorkerPhases.endToEnd(self, url: url, client: client) }
         say("latency: \(configuration.latencyRate) events/s offered for \(configuration.latencySeconds) s to a running actiond work, one actiond.submit() per event (prepared once per connection) from \(configuration.singleConnections) connections")
         let latency = try await withDatabase("latency") { url, client in try await WorkerPhases.latency(self, url: url, client: client) }
         var scaling: [BenchResult.Scaling] = []
@@ -57,9 +62,12 @@ package struct Benchmark: Sendable {
         say("ceiling: the same events through a bare table (batched insert; claim with SKIP LOCKED, delete, commit)")
         let ceiling = try await withDatabase("ceiling") { url, client in try await CeilingPhase.run(self, client: client) }
         if !configuration.durable { try await setDurability(true) }
-        return BenchResult(bulk_submit: bulk, single_submit: single, end_to_end: endToEnd, end_to_end_unsealed: unsealed,
-                           latency: latency, ceiling: ceiling,
-                           worker_peak_rss_mb: rss, scaling: scaling.isEmpty ? nil : scaling, settings: settings)
+        var result = BenchResult(bulk_submit: bulk, single_submit: single, end_to_end: endToEnd, end_to_end_unsealed: unsealed,
+                                 end_to_end_unsealed_again: unsealedAgain, end_to_end_again: endToEndAgain,
+                                 latency: latency, ceiling: ceiling,
+                                 worker_peak_rss_mb: rss, scaling: scaling.isEmpty ? nil : scaling, settings: settings)
+        result.computeSealingCost()
+        return result
     }
 
     /// Runs `body` on a fresh, migrated database, dropped afterwards.
