@@ -409,25 +409,51 @@ struct ProtectedTextTests {
         }
     }
 
+    /// One running worker holds a user's key in its cache when another process forgets the
+    /// user: its next batch seals nothing for them, and the key leaves its memory. The worker's
+    /// key cache listener empties the cache when it connects (notifications sent before are
+    /// lost), so the user's events are submitted only once it listens: a batch that cached the
+    /// key before that connect would see it emptied (a run once failed here that way).
     @Test func aKeyCachedBeforeAnotherProcessForgetsSealsNothingAfter() async throws {
         let keyFile = try Self.privateKeyFile()
         defer { Self.remove(keyFile) }
         let user = "cached-\(UUID().uuidString.prefix(6))"
         try await TestDatabase.with { db in
             let keys = KeyRing(provider: try KeyFile(path: keyFile))
-            func drain() async throws {
-                try await Workers(client: db.client, keys: keys, router: EventRouter(), configuration: WorkerConfiguration(concurrency: 1, drain: true),
+            let workers = Task {
+                try await Workers(client: db.client, keys: keys, router: EventRouter(), configuration: WorkerConfiguration(concurrency: 1),
                                   logger: db.logger).run()
             }
+            defer { workers.cancel() }
+            func waitFor(_ what: String, _ condition: () async throws -> Bool) async throws {
+                let deadline = ContinuousClock.now + .seconds(60)
+                while try await !condition() {
+                    guard ContinuousClock.now < deadline else { Issue.record("timed out waiting for \(what)"); return }
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+            }
+            func decided(_ count: Int) async throws -> Bool {
+                try await db.scalar("SELECT count(*) FROM actiond.outcomes WHERE user_id = \(user)", as: Int.self) >= count
+            }
+            try await waitFor("the key cache listener") {
+                try await db.scalar("SELECT count(*) FROM pg_stat_activity WHERE query ILIKE 'LISTEN%actiond_forget%'", as: Int.self) > 0
+            }
             try await Self.submitSQL(Self.conversation(user, body: "b", replies: ["first"]), db)
-            try await drain()
+            try await waitFor("the conversation's outcomes") { try await decided(2) }
             #expect(keys.cache.count == 1, "this worker holds the user's key")
+            // A reply queued before the forget (a later submit is refused), held back by a
+            // pause so that the worker takes it after the forget.
+            #expect(try await ActiondProcess.run(["pause", "--user", user], database: db.url).status == 0)
             try await Self.submitSQL([EventLine.json("\(user)-later", "notification.response", user: user, at: 9,
                                                      data: #"{"request_id":"\#(user)-r","action":"REPLY_ACTION","locked":false,"text":"second"}"#)], db)
             let forget = try await ActiondProcess.run(["forget", user], database: db.url, environment: ["ACTIOND_KEY_FILE": keyFile])
             #expect(forget.status == 0, "\(forget.standardError)")
-            try await drain()
-            #expect(keys.cache.count == 0, "the fence evicted it at the next batch")
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.outcomes WHERE user_id = \(user)", as: Int.self) == 2, "the later reply waited")
+            #expect(try await ActiondProcess.run(["resume", "--user", user], database: db.url).status == 0)
+            try await waitFor("the later reply's outcome") { try await decided(3) }
+            #expect(keys.cache.count == 0, "the forget's notification, or the fence at the next batch, evicted it")
+            workers.cancel()
+            _ = try? await workers.value
             let texts = try await ProtectedTextReader.domainEvents(db, type: "reply.posted", user: user, keys: keys).map { event -> ProtectedText? in
                 if case .replyPosted(_, _, let text, _)? = event.event(as: MessageThreadEvent.self) { return text } else { return nil }
             }

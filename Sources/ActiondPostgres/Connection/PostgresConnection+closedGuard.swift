@@ -32,7 +32,14 @@ extension PostgresConnection {
                 }
                 // On this connection's event loop: see EventLoopTaskExecutor.
                 let work = Task(executorPreference: EventLoopTaskExecutor(eventLoop)) {
-                    do { _ = resume(.success(try await body())) } catch { _ = resume(.failure(error)) }
+                    let result: Swift.Result<Result, any Error>
+                    do { result = .success(try await body()) } catch { result = .failure(error) }
+                    // Cancelled with closeOnCancel: the close's completion resumes the call, so
+                    // that it returns only once the connection is closed, whatever the body did
+                    // meanwhile (seen: a body that ended at the cancellation returned the call
+                    // while the connection was still closing).
+                    if closeOnCancel && finished.cancelled { return }
+                    _ = resume(result)
                 }
                 // The body runs in a task of its own, which does not inherit this task's
                 // cancellation: a cancellation that came before the task existed (the caller
