@@ -32,11 +32,10 @@ begin
     end if;
 
     -- The request id in a column of its own (014_request_id_column.sql): a worker's sealed
-    -- rewrite of data then changes no indexed column. Only the notifications' events have
-    -- one (event_problem bounds its length; another type's data.request_id is not one).
+    -- rewrite of data then changes no indexed column.
     insert into actiond.events as ev (position, id, type, user_id, occurred_at, data, request_id)
     select s.position, i.e ->> 'id', i.e ->> 'type', i.e ->> 'user_id', (i.e ->> 'occurred_at')::timestamptz, i.e -> 'data',
-           case when i.e ->> 'type' in ('notification.sent', 'notification.response') then i.e -> 'data' ->> 'request_id' end
+           actiond.event_request_id(i.e)
     from unnest(stored_ordinals, stored) as s(n, position)
     join unnest(events) with ordinality as i(e, n) on i.n = s.n
     order by s.position;

@@ -61,7 +61,7 @@ begin
         end if;
         insert into actiond.events (position, id, type, user_id, occurred_at, data, request_id)
         values (taken, event ->> 'id', event ->> 'type', event_user, (event ->> 'occurred_at')::timestamptz, event -> 'data',
-                case when event ->> 'type' in ('notification.sent', 'notification.response') then event -> 'data' ->> 'request_id' end);
+                actiond.event_request_id(event));
         insert into actiond.waiting_users (user_id, mark) values (event_user, taken - 1)
         on conflict (user_id) do nothing;
         perform actiond.wake_workers();

@@ -22,6 +22,8 @@
 -- new partitions the same way. The index covers the rows that have a request id only
 -- (meeting.cancelled and the protected_data events have none): one index entry fewer for them.
 alter table actiond.events add column request_id text;
+-- (The backfill below spells out what functions/event_request_id.sql says, which submit uses
+-- from now on: functions are made after the migrations.)
 comment on column actiond.events.request_id is
     'A notification''s or a response''s data.request_id (null for other types): what a response answers.';
 

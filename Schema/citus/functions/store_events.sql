@@ -34,7 +34,7 @@ begin
     perform actiond.insert_values('insert into actiond.events as ev (position, id, type, user_id, occurred_at, data, request_id)',
         array(select format('(%L, %L, %L, %L, %L, %L, %L)', s.position, i.e ->> 'id', i.e ->> 'type', i.e ->> 'user_id',
                             i.e ->> 'occurred_at', i.e -> 'data',
-                            case when i.e ->> 'type' in ('notification.sent', 'notification.response') then i.e -> 'data' ->> 'request_id' end)
+                            actiond.event_request_id(i.e))
               from unnest(stored_ordinals, stored) as s(n, position)
               join unnest(events) with ordinality as i(e, n) on i.n = s.n
               order by s.position));

@@ -110,7 +110,7 @@ package struct BenchResult: Sendable, Codable {
             ("end_to_end", rate(end_to_end.events_per_second), ratio(end_to_end.events_per_second, ceiling.events_per_second) + cpu(end_to_end)),
         ] + (end_to_end_unsealed.map { unsealed in [
             ("end_to_end, unsealed", rate(unsealed.events_per_second), ratio(unsealed.events_per_second, ceiling.events_per_second) + cpu(unsealed)),
-            ("sealing costs", String(format: "%.1f %% of throughput", 100 * (sealing_cost ?? (1 - end_to_end.events_per_second / unsealed.events_per_second))),
+            ("sealing costs", String(format: "%.1f %% of throughput", 100 * (sealing_cost ?? .nan)),
              (sealing_cost_per_pair.map { "pairs: " + $0.map { String(format: "%.1f %%", 100 * $0) }.joined(separator: ", ") + "; " } ?? "")
                 + String(format: "worker CPU per event %+.1f %%", 100 * ((end_to_end.worker_cpu_us_per_event ?? 0) / max(unsealed.worker_cpu_us_per_event ?? 1, 1e-9) - 1))),
         ] } ?? []) + [

@@ -38,7 +38,7 @@ enum WorkerPhases {
         guard output.status == 0 else { throw BenchError("actiond work --drain failed (\(output.status)): \(output.standardError.suffix(2000))") }
         let wal = try await walBytes(since: walStart, client, bench)
         let decided = try await client.query("SELECT count(*) FROM actiond.outcomes", logger: bench.logger).collect().first!.decode(Int.self)
-        let updates = try await logUpdates(client, bench, settledAfter: updatesBefore)
+        let updates = try await logUpdates(client, bench, settled: true)
         let rewrites = updates.all - updatesBefore.all
         return (BenchResult.Rate(events: decided, seconds: seconds, events_per_second: Double(decided) / seconds,
                                  worker_cpu_us_per_event: workerCPU.seconds * 1e6 / Double(max(decided, 1)),
@@ -51,9 +51,8 @@ enum WorkerPhases {
     /// Updates of the log's rows (its partitions, from the server's statistics), and how many
     /// were heap-only: during a drain, the workers' sealed rewrites. A backend reports its
     /// counts when it ends, within milliseconds of the worker process that used it;
-    /// `settledAfter`: read from 300 ms on, until two reads 100 ms apart agree (at most 3 s).
-    static func logUpdates(_ client: PostgresClient, _ bench: Benchmark,
-                           settledAfter before: (all: Int, heapOnly: Int)? = nil) async throws -> (all: Int, heapOnly: Int) {
+    /// `settled`: read from 300 ms on, until two reads 100 ms apart agree (at most 3 s).
+    static func logUpdates(_ client: PostgresClient, _ bench: Benchmark, settled: Bool = false) async throws -> (all: Int, heapOnly: Int) {
         func read() async throws -> (all: Int, heapOnly: Int) {
             let row = try await client.query("""
                 SELECT coalesce(sum(n_tup_upd), 0)::bigint, coalesce(sum(n_tup_hot_upd), 0)::bigint FROM pg_stat_all_tables
@@ -61,7 +60,7 @@ enum WorkerPhases {
                 """, logger: bench.logger).collect().first!.decode((Int, Int).self)
             return (row.0, row.1)
         }
-        guard before != nil else { return try await read() }
+        guard settled else { return try await read() }
         try await Task.sleep(for: .milliseconds(300))
         var last = try await read()
         for _ in 0..<27 {
