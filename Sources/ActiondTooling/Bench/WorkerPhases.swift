@@ -93,7 +93,8 @@ enum WorkerPhases {
             .collect().first!.decode(Double.self)
     }
 
-    /// A steady offered load: every 10 ms, the events due by then, as one submit_many.
+    /// A steady offered load: each event submitted when it is due, one prepared `actiond.submit()`
+    /// call (and transaction) each, from several connections, with `actiond work` running.
     static func latency(_ bench: Benchmark, url: DatabaseURL, client: PostgresClient) async throws -> BenchResult.Latency {
         let rate = bench.configuration.latencyRate, seconds = bench.configuration.latencySeconds
         // No response before its notification here: its wait for the notification would be
