@@ -13,16 +13,6 @@ struct WakeUpSlotsTests {
         EventLine.json(id, "meeting.cancelled", user: "ana", data: #"{"meeting_id":"m"}"#)
     }
 
-    /// Waits up to `seconds` for `condition`.
-    static func eventually(_ seconds: Double = 30, _ condition: () async throws -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while ContinuousClock.now < deadline {
-            if try await condition() { return true }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return try await condition()
-    }
-
     /// Notifications received, counted by the listening task.
     final class Count: Sendable {
         private let value = Mutex(0)
@@ -50,7 +40,7 @@ struct WakeUpSlotsTests {
                         for path in SubmitPath.allCases {
                             #expect(try await db.submit(Self.event("while-\(path)"), via: path).sqlState == nil)
                         }
-                        #expect(try await Self.eventually { received.current == SubmitPath.allCases.count }, "one notification per submit")
+                        #expect(try await eventually { received.current == SubmitPath.allCases.count }, "one notification per submit")
                         // A duplicate stores nothing and says nothing.
                         #expect(try await db.submit(Self.event("while-submit"), via: .oneEvent) == .result(
                             #"{"status": "duplicate", "position": \#(try await db.scalar("SELECT position FROM actiond.events WHERE id = 'while-submit'", as: Int.self))}"#))

@@ -13,11 +13,7 @@ import Testing
 @Suite("Bounded waits", .timeLimit(.minutes(3)))
 struct BoundedWaitTests {
     static func waitFor(_ what: String, _ condition: () async throws -> Bool) async throws {
-        let start = ContinuousClock.now
-        while try await !condition() {
-            try #require(start.duration(to: .now) < .seconds(60), "\(what) did not happen within 60 s")
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        try #require(try await eventually(60, condition), "\(what) did not happen within 60 s")
     }
 
     @Test func aProducerHoldingAnotherUsersLockDoesNotHoldUpTheRecordingBatch() async throws {

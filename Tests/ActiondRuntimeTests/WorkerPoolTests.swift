@@ -156,10 +156,10 @@ struct WorkerPoolTests {
                 for round in 0..<2 {
                     #expect(try await db.submit(WorkerEvents.json("first-\(round)", user: "ana"), via: .oneEvent).sqlState == nil)
                     // Her first event in a loop's batch (the handler holds it 0.8 s), then her second.
-                    let inFlight = try await WakeWaits.eventually(30) { handler.state.withLock { $0.inFlight.contains("ana") } }
+                    let inFlight = try await eventually(30) { handler.state.withLock { $0.inFlight.contains("ana") } }
                     try #require(inFlight, "round \(round): the first event was never taken")
                     #expect(try await db.submit(WorkerEvents.json("second-\(round)", user: "ana"), via: .oneEvent).sqlState == nil)
-                    let decided = try await WakeWaits.eventually(60) {
+                    let decided = try await eventually(60) {
                         try await db.scalar("SELECT count(*) FROM actiond.outcomes", as: Int.self) == 2 * (round + 1)
                     }
                     #expect(decided, "round \(round): the second event waited for the poll")
@@ -177,12 +177,12 @@ struct WorkerPoolTests {
             let handler = CheckingRouter(pause: .seconds(30))
             try await WakeWaits.withIdleWorkers(db, handler) {
                 #expect(try await db.submit(WorkerEvents.json("slow", user: "ana"), via: .oneEvent).sqlState == nil)
-                let inFlight = try await WakeWaits.eventually(30) { handler.state.withLock { $0.inFlight.contains("ana") } }
+                let inFlight = try await eventually(30) { handler.state.withLock { $0.inFlight.contains("ana") } }
                 try #require(inFlight, "ana's event was never taken")
                 #expect(try await db.submit(WorkerEvents.json("other", user: "bob"), via: .oneEvent).sqlState == nil)
-                let together = try await WakeWaits.eventually(60) { handler.state.withLock { $0.mostUsersAtOnce == 2 } }
+                let together = try await eventually(60) { handler.state.withLock { $0.mostUsersAtOnce == 2 } }
                 #expect(together, "bob's event waited for ana's batch")
-                _ = try await WakeWaits.eventually(60) {
+                _ = try await eventually(60) {
                     try await db.scalar("SELECT count(*) FROM actiond.outcomes", as: Int.self) == 2
                 }
             }
@@ -205,7 +205,7 @@ struct WorkerPoolTests {
                     // Started, listening, every loop idle; the producer's transaction still open.
                     try await Task.sleep(for: .seconds(1))
                     try await producer.query("COMMIT", logger: db.logger).drain()
-                    let decided = try await WakeWaits.eventually(60) {
+                    let decided = try await eventually(60) {
                         try await db.scalar("SELECT count(*) FROM actiond.outcomes", as: Int.self) == 1
                     }
                     #expect(decided, "the event waited for the poll")
@@ -267,15 +267,5 @@ enum WakeWaits {
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()
         }
-    }
-
-    /// Polls a condition until it holds or `seconds` pass.
-    static func eventually(_ seconds: Double, _ condition: () async throws -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while ContinuousClock.now < deadline {
-            if try await condition() { return true }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        return try await condition()
     }
 }

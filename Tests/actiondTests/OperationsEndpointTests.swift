@@ -14,16 +14,6 @@ struct OperationsEndpointTests {
         metrics.split(separator: "\n").first { $0.hasPrefix(series + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
     }
 
-    /// Polls `condition` every 100 ms until it holds or `seconds` pass.
-    static func eventually(_ seconds: Double = 30, _ condition: () async throws -> Bool) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if try await condition() { return true }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        return false
-    }
-
     @Test func metricsCountProcessedEventsByOutcome() async throws {
         try await TestDatabase.with { db in
             // 30 applied (meeting cancellations) and 5 rejected (answers to notifications never sent).
@@ -39,7 +29,7 @@ struct OperationsEndpointTests {
                                                   database: db.url, logLevel: "notice")
             let port = try #require(try await HTTPProbe.loggedPort { worker.standardErrorSoFar })
             var metrics = ""
-            let counted = try await Self.eventually {
+            let counted = try await eventually {
                 metrics = await HTTPProbe.get(port: port, "/metrics")?.body ?? ""
                 return Self.sample(metrics, #"actiond_events_total{outcome="applied"}"#) == 30
                     && Self.sample(metrics, #"actiond_events_total{outcome="rejected"}"#) == 5
@@ -56,7 +46,7 @@ struct OperationsEndpointTests {
                            "actiond_handler_failures_total", #"actiond_batch_failures_total{kind="systemic"}"#] {
                 #expect(Self.sample(metrics, series) != nil, "\(series) missing")
             }
-            let gauges = try await Self.eventually {
+            let gauges = try await eventually {
                 metrics = await HTTPProbe.get(port: port, "/metrics")?.body ?? ""
                 return ["queued", "retrying", "paused", "held", "stashed", "dead"].allSatisfy {
                     Self.sample(metrics, "actiond_queue_depth{status=\"\($0)\"}") != nil
@@ -78,14 +68,14 @@ struct OperationsEndpointTests {
             let worker = try ActiondProcess.start(["work", "--http-port", "0", "--poll-interval", "1", "--log-format", "json"],
                                                   database: db.url, logLevel: "notice")
             let port = try #require(try await HTTPProbe.loggedPort { worker.standardErrorSoFar })
-            #expect(try await Self.eventually { await HTTPProbe.get(port: port, "/health/ready")?.status == 200 })
+            #expect(try await eventually { await HTTPProbe.get(port: port, "/health/ready")?.status == 200 })
             #expect(await HTTPProbe.get(port: port, "/health/live")?.status == 200)
 
             try await db.client.query("ALTER SCHEMA actiond RENAME TO actiond_away", logger: db.logger).drain()
             var ready: (status: Int, body: String)?
             // 503 at once (the batch loops fail on the missing schema), then naming the schema
             // once the background check has run.
-            let unready = try await Self.eventually {
+            let unready = try await eventually {
                 ready = await HTTPProbe.get(port: port, "/health/ready")
                 return ready?.status == 503 && ready?.body.contains("schema actiond: is missing") == true
             }
@@ -95,7 +85,7 @@ struct OperationsEndpointTests {
             #expect(live?.status == 200 && live?.body == "live\n")
 
             try await db.client.query("ALTER SCHEMA actiond_away RENAME TO actiond", logger: db.logger).drain()
-            let back = try await Self.eventually {
+            let back = try await eventually {
                 ready = await HTTPProbe.get(port: port, "/health/ready")
                 return ready?.status == 200
             }
@@ -120,7 +110,7 @@ struct OperationsEndpointTests {
                 let worker = try ActiondProcess.start(["work"], database: db.url, logLevel: "notice", environment: [
                     "ACTIOND_HTTP_PORT": "\(port)", "ACTIOND_LOG_FORMAT": "json", "ACTIOND_CONCURRENCY": "2",
                 ])
-                let live = try await Self.eventually { await HTTPProbe.get(port: port, "/health/live")?.status == 200 }
+                let live = try await eventually { await HTTPProbe.get(port: port, "/health/live")?.status == 200 }
                 worker.send(SIGTERM)
                 let result = try await worker.exit()
                 if !live && result.standardError.contains("Address already in use") { continue }

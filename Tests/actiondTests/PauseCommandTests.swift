@@ -71,7 +71,7 @@ struct PauseCommandTests {
             // A long poll interval: only the resume's wake-up can make the worker look again soon.
             let worker = try ActiondProcess.start(["work", "--poll-interval", "60"], database: db.url)
             _ = try await Self.run(["submit", "-"], db, input: Self.events("before", users: ["ana", "bob"], each: 3))
-            #expect(try await OperationsEndpointTests.eventually { try await WorkCommandTests.count(db, "outcomes") == 6 })
+            #expect(try await eventually { try await WorkCommandTests.count(db, "outcomes") == 6 })
 
             let pause = try await Self.run(["pause"], db)
             #expect(pause.standardOutput.contains("paused everyone's events"), "\(pause.standardOutput)")
@@ -89,7 +89,7 @@ struct PauseCommandTests {
                     "\(one.standardOutput)")
             let started = Date()
             _ = try await Self.run(["resume"], db)
-            #expect(try await OperationsEndpointTests.eventually(10) { try await WorkCommandTests.count(db, "outcomes") == 18 })
+            #expect(try await eventually(10) { try await WorkCommandTests.count(db, "outcomes") == 18 })
             #expect(Date().timeIntervalSince(started) < 10, "woken by the resume, not by a 60 s poll")
             #expect(try await Self.paused(db) == 0)
 

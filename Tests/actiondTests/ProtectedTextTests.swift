@@ -425,21 +425,14 @@ struct ProtectedTextTests {
                                   logger: db.logger).run()
             }
             defer { workers.cancel() }
-            func waitFor(_ what: String, _ condition: () async throws -> Bool) async throws {
-                let deadline = ContinuousClock.now + .seconds(60)
-                while try await !condition() {
-                    guard ContinuousClock.now < deadline else { Issue.record("timed out waiting for \(what)"); return }
-                    try await Task.sleep(for: .milliseconds(50))
-                }
-            }
             func decided(_ count: Int) async throws -> Bool {
                 try await db.scalar("SELECT count(*) FROM actiond.outcomes WHERE user_id = \(user)", as: Int.self) >= count
             }
-            try await waitFor("the key cache listener") {
+            try #require(try await eventually(60) {
                 try await db.scalar("SELECT count(*) FROM pg_stat_activity WHERE query ILIKE 'LISTEN%actiond_forget%'", as: Int.self) > 0
-            }
+            }, "the key cache listener")
             try await Self.submitSQL(Self.conversation(user, body: "b", replies: ["first"]), db)
-            try await waitFor("the conversation's outcomes") { try await decided(2) }
+            try #require(try await eventually(60) { try await decided(2) }, "the conversation's outcomes")
             #expect(keys.cache.count == 1, "this worker holds the user's key")
             // A reply queued before the forget (a later submit is refused), held back by a
             // pause so that the worker takes it after the forget.
@@ -450,7 +443,7 @@ struct ProtectedTextTests {
             #expect(forget.status == 0, "\(forget.standardError)")
             #expect(try await db.scalar("SELECT count(*) FROM actiond.outcomes WHERE user_id = \(user)", as: Int.self) == 2, "the later reply waited")
             #expect(try await ActiondProcess.run(["resume", "--user", user], database: db.url).status == 0)
-            try await waitFor("the later reply's outcome") { try await decided(3) }
+            try #require(try await eventually(60) { try await decided(3) }, "the later reply's outcome")
             #expect(keys.cache.count == 0, "the forget's notification, or the fence at the next batch, evicted it")
             workers.cancel()
             _ = try? await workers.value

@@ -13,11 +13,6 @@ struct RollingRotationTests {
         ProtectedTextTests.conversation(user, body: "body of \(user)", replies: ["reply of \(user)"], from: from)
     }
 
-    /// Polls `condition` every 100 ms until it holds or `seconds` pass.
-    static func eventually(_ seconds: Double = 60, _ condition: () async throws -> Bool) async throws -> Bool {
-        try await OperationsEndpointTests.eventually(seconds, condition)
-    }
-
     @Test func workersOnTheOldAndTheNewKeyFileDecideEveryEventOnceNoneRejectedForItsKey() async throws {
         let oldFile = try ProtectedTextTests.privateKeyFile()
         let newFile = FileManager.default.temporaryDirectory.appending(path: "actiond-test-\(UUID().uuidString).key").path
@@ -29,7 +24,7 @@ struct RollingRotationTests {
             let submitted = try await ActiondProcess.run(["submit", "-"], database: db.url, input: first.joined(separator: "\n"), environment: old)
             #expect(submitted.status == 0, "\(submitted.standardError)")
             let oldWorker = try ActiondProcess.start(["work", "--poll-interval", "0.5"], database: db.url, environment: old)
-            #expect(try await Self.eventually { try await db.scalar("SELECT count(*) FROM actiond.outcomes", as: Int.self) == first.count })
+            #expect(try await eventually(60) { try await db.scalar("SELECT count(*) FROM actiond.outcomes", as: Int.self) == first.count })
 
             // The rotation, while the old worker runs; then a worker on the new file beside it.
             let rotate = try await ActiondProcess.run(["keys", "rotate", "--new-key-file", newFile], database: db.url, environment: old)
@@ -51,12 +46,12 @@ struct RollingRotationTests {
             #expect(try await db.scalar("SELECT count(*) FROM actiond.events WHERE data::text LIKE \("%hpke1.\(newIntake).%")", as: Int.self) > 0,
                     "sealed to the new intake key")
             #expect(try await ActiondProcess.run(["resume"], database: db.url, environment: old).status == 0)
-            #expect(try await Self.eventually { try await db.scalar("SELECT count(*) FROM actiond.outcomes", as: Int.self) == first.count + half })
+            #expect(try await eventually(60) { try await db.scalar("SELECT count(*) FROM actiond.outcomes", as: Int.self) == first.count + half })
             let newWorker = try ActiondProcess.start(["work", "--poll-interval", "0.5"], database: db.url, environment: new)
             let rest = try await ActiondProcess.run(["submit", "-"], database: db.url, input: second[half...].joined(separator: "\n"), environment: old)
             #expect(rest.status == 0, "\(rest.standardError)")
             let total = first.count + second.count
-            #expect(try await Self.eventually { try await db.scalar("SELECT count(*) FROM actiond.outcomes", as: Int.self) == total })
+            #expect(try await eventually(60) { try await db.scalar("SELECT count(*) FROM actiond.outcomes", as: Int.self) == total })
 
             // Retiring is refused while the old worker runs, naming its KEK.
             let oldKEK = try KeyFile(path: oldFile).kekID
@@ -114,11 +109,11 @@ struct RollingRotationTests {
             let submitted = try await ActiondProcess.run(["submit", "-"], database: db.url, input: Self.conversation(ana).joined(separator: "\n"),
                                                         environment: environment)
             #expect(submitted.status == 0, "\(submitted.standardError)")
-            #expect(try await Self.eventually(20) { await cached() == 1 }, "the worker holds ana's key")
+            #expect(try await eventually(20) { await cached() == 1 }, "the worker holds ana's key")
             let forget = try await ActiondProcess.run(["forget", ana], database: db.url, environment: environment)
             #expect(forget.status == 0, "\(forget.standardError)")
             let start = ContinuousClock.now
-            #expect(try await Self.eventually(5) { await cached() == 0 }, "gone from the other process's memory")
+            #expect(try await eventually(5) { await cached() == 0 }, "gone from the other process's memory")
             #expect(start.duration(to: .now) < .seconds(5))
             worker.send(SIGTERM)
             #expect(try await worker.exit().status == 0)

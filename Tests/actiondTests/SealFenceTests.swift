@@ -260,7 +260,7 @@ struct SealFenceTests {
                 try await forget.query("SELECT actiond.forget_keys('ana', 0)", logger: db.logger).drain()
                 // The submit checks the fence (none committed yet), then waits for the lock.
                 let submit = Task { try await db.submit(reply, via: path) }
-                #expect(try await OperationsEndpointTests.eventually(60) {
+                #expect(try await eventually(60) {
                     try await db.scalar("""
                         SELECT count(*) FROM pg_stat_activity
                         WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%actiond.submit%'
