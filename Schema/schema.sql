@@ -529,6 +529,17 @@ CREATE TABLE actiond.throughput_minutes (
     counter_key text NOT NULL
 );
 
+-- Name: retired_keks; Type: TABLE; Schema: actiond; Owner: -
+
+CREATE TABLE actiond.retired_keks (
+    kek_id text NOT NULL,
+    retired_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+-- Name: TABLE retired_keks; Type: COMMENT; Schema: actiond; Owner: -
+
+COMMENT ON TABLE actiond.retired_keks IS 'KEKs that actiond keys rotate --retire-old retired: no data key is wrapped under them again.';
+
 -- Name: schema_migrations; Type: TABLE; Schema: actiond; Owner: -
 
 CREATE TABLE actiond.schema_migrations (
@@ -719,6 +730,11 @@ ALTER TABLE ONLY actiond.projections_rebuild
 ALTER TABLE ONLY actiond.requeued_events
     ADD CONSTRAINT requeued_events_pkey PRIMARY KEY (user_id, "position");
 
+-- Name: retired_keks retired_keks_pkey; Type: CONSTRAINT; Schema: actiond; Owner: -
+
+ALTER TABLE ONLY actiond.retired_keks
+    ADD CONSTRAINT retired_keks_pkey PRIMARY KEY (kek_id);
+
 -- Name: schema_migrations schema_migrations_pkey; Type: CONSTRAINT; Schema: actiond; Owner: -
 
 ALTER TABLE ONLY actiond.schema_migrations
@@ -781,6 +797,10 @@ CREATE INDEX events_1_position_idx ON actiond.events_1 USING btree ("position");
 -- Name: events_1_request_id_idx; Type: INDEX; Schema: actiond; Owner: -
 
 CREATE INDEX events_1_request_id_idx ON actiond.events_1 USING btree (request_id) WHERE (request_id IS NOT NULL);
+
+-- Name: forgotten_users_forgotten_at; Type: INDEX; Schema: actiond; Owner: -
+
+CREATE INDEX forgotten_users_forgotten_at ON actiond.forgotten_users USING btree (forgotten_at);
 
 -- Name: held_request; Type: INDEX; Schema: actiond; Owner: -
 

@@ -8,6 +8,10 @@ as $$
 declare
     added integer;
 begin
+    if exists (select from actiond.retired_keks r where r.kek_id = kek) then
+        raise exception using errcode = actiond.sqlstate('kek_retired'),
+            message = 'the KEK of this key file was retired (keys rotate --retire-old): rotate to a new key file';
+    end if;
     insert into actiond.data_keys (user_id, version, kek_id, wrapped, created_at)
     select w.user_id, w.version, kek, w.wrapped, k.created_at
     from unnest(users, versions, wrappings) as w(user_id, version, wrapped)

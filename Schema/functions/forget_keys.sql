@@ -15,12 +15,15 @@ begin
     into last_version
     from actiond.data_keys k where k.user_id = target;
     delete from actiond.data_keys k where k.user_id = target and k.version <= last_version;
-    insert into actiond.forgotten_users as f (user_id, through_version)
-    values (target, last_version)
+    -- forgotten_at: the time of this statement, not of the transaction's start (the forget
+    -- may have waited for the user's locks): workers look for forgets by it (forgotten_since).
+    insert into actiond.forgotten_users as f (user_id, through_version, forgotten_at)
+    values (target, last_version, clock_timestamp())
     on conflict (user_id) do update
-        set through_version = excluded.through_version, forgotten_at = now(), new_key_allowed_at = null;
-    -- Every worker drops the user's cached keys when this commits (KeyCacheKeeper).
-    perform pg_notify('actiond_forget', target);
+        set through_version = excluded.through_version, forgotten_at = excluded.forgotten_at, new_key_allowed_at = null;
+    -- Nothing is notified: any login may LISTEN or NOTIFY on any channel, and a forget (who,
+    -- when) is for the owner and the workers only. Every worker drops the user's cached keys
+    -- at its next look at forgotten_since, within a second or two (KeyCacheKeeper).
     return last_version;
 end
 $$;

@@ -29,6 +29,12 @@ begin
         when 'key_for_forgotten_user' then 'ADK01'
         -- keys rotate --retire-old before every data key has a wrapping under the new KEK.
         when 'rotation_incomplete' then 'ADK02'
+        -- A worker batch carried a data key for a user it did not claim (commit_batch).
+        when 'key_for_unclaimed_user' then 'ADK03'
+        -- keys rotate --retire-old while a worker still holds a KEK being retired.
+        when 'kek_in_use' then 'ADK04'
+        -- A data key wrapped under a retired KEK only (commit_batch, add_key_wrappings).
+        when 'kek_retired' then 'ADK05'
     end;
 end
 $$;

@@ -7,7 +7,7 @@ import Synchronization
 /// for every batch. An entry is used only while the database still holds the key it came from
 /// (the worker reads the wrapped keys and the fences of its batch's users each batch), so a
 /// forget takes effect at the next batch; a worker also drops a forgotten user's keys when the
-/// forget is notified (`KeyCacheKeeper`), and every entry older than `maxAge` on a timer.
+/// forget is seen by its next look at the forgets (`KeyCacheKeeper`), and every entry older than `maxAge` on a timer.
 package final class KeyCache: Sendable {
     struct Entry {
         var key: SymmetricKey

@@ -23,6 +23,8 @@ public protocol KeyProvider: Sendable {
     func retiringWrap(_ dataKey: SymmetricKey, userID: String, version: Int) async throws -> (kekID: String, wrapped: Data)?
     /// Whether this provider unwraps keys wrapped under KEK `kekID`.
     func holds(kekID: String) -> Bool
+    /// During a rolling rotation: the KEK being retired, which `retiringWrap` wraps under.
+    var retiringKEKID: String? { get }
     /// The private keys producers seal intake text to (HPKE), current first.
     var intakeKeys: [IntakeKey] { get }
     /// The intake keys as the provider holds them now (a key file read again: `keys rotate`
@@ -38,6 +40,7 @@ public protocol KeyProvider: Sendable {
 extension KeyProvider {
     public func retiringWrap(_ dataKey: SymmetricKey, userID: String, version: Int) async throws -> (kekID: String, wrapped: Data)? { nil }
     public func holds(kekID: String) -> Bool { kekID == self.kekID }
+    public var retiringKEKID: String? { nil }
     public func currentIntakeKeys() throws -> [IntakeKey] { intakeKeys }
 }
 

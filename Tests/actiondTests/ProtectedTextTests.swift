@@ -410,10 +410,8 @@ struct ProtectedTextTests {
     }
 
     /// One running worker holds a user's key in its cache when another process forgets the
-    /// user: its next batch seals nothing for them, and the key leaves its memory. The worker's
-    /// key cache listener empties the cache when it connects (notifications sent before are
-    /// lost), so the user's events are submitted only once it listens: a batch that cached the
-    /// key before that connect would see it emptied (a run once failed here that way).
+    /// user: its next batch seals nothing for them, and the key leaves its memory (the key cache
+    /// keeper's look at the forgets, or the fence at the next batch).
     @Test func aKeyCachedBeforeAnotherProcessForgetsSealsNothingAfter() async throws {
         let keyFile = try Self.privateKeyFile()
         defer { Self.remove(keyFile) }
@@ -428,9 +426,6 @@ struct ProtectedTextTests {
             func decided(_ count: Int) async throws -> Bool {
                 try await db.scalar("SELECT count(*) FROM actiond.outcomes WHERE user_id = \(user)", as: Int.self) >= count
             }
-            try #require(try await eventually(60) {
-                try await db.scalar("SELECT count(*) FROM pg_stat_activity WHERE query ILIKE 'LISTEN%actiond_forget%'", as: Int.self) > 0
-            }, "the key cache listener")
             try await Self.submitSQL(Self.conversation(user, body: "b", replies: ["first"]), db)
             try #require(try await eventually(60) { try await decided(2) }, "the conversation's outcomes")
             #expect(keys.cache.count == 1, "this worker holds the user's key")
@@ -444,7 +439,7 @@ struct ProtectedTextTests {
             #expect(try await db.scalar("SELECT count(*) FROM actiond.outcomes WHERE user_id = \(user)", as: Int.self) == 2, "the later reply waited")
             #expect(try await ActiondProcess.run(["resume", "--user", user], database: db.url).status == 0)
             try #require(try await eventually(60) { try await decided(3) }, "the later reply's outcome")
-            #expect(keys.cache.count == 0, "the forget's notification, or the fence at the next batch, evicted it")
+            #expect(keys.cache.count == 0, "the keeper's look at the forgets, or the fence at the next batch, evicted it")
             workers.cancel()
             _ = try? await workers.value
             let texts = try await ProtectedTextReader.domainEvents(db, type: "reply.posted", user: user, keys: keys).map { event -> ProtectedText? in

@@ -123,6 +123,7 @@ struct RoleTests {
                              "SELECT * FROM actiond.category_document()", "SELECT * FROM actiond.category_document(1)",
                              "SELECT * FROM actiond.load_stash(array['ana'])",
                              "SELECT * FROM actiond.load_streams('{}', '{}', array['timer'], array['t'], array['ana'])",
+                             "SELECT * FROM actiond.forgotten_since(now() - interval '1 minute')",
                              "SELECT * FROM actiond.schema_checksums()"] {
                     let failure = try await Self.failure(call, as: worker, logger: db.logger)
                     #expect(failure == nil, "\(call): \(failure ?? "")")

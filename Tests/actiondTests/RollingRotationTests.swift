@@ -91,7 +91,7 @@ struct RollingRotationTests {
         }
     }
 
-    /// A forget reaches another running worker's cache of unwrapped keys at once (NOTIFY):
+    /// A forget reaches another running worker's cache of unwrapped keys within seconds (its look at the forgets):
     /// its size, served as a metric, drops to 0 well within the stated bound.
     @Test func aForgetEmptiesAnotherWorkersKeyCache() async throws {
         // A key file of the test's own: its forgotten list is seen by no other test.

@@ -90,14 +90,20 @@ struct KeysCommand: AsyncParsableCommand {
                 retiring one (its workers wrap new data keys under both, and unwrap either), the two files get each \
                 other's intake keys, every data key is wrapped under the new KEK beside its old wrapping, the forgotten \
                 list is copied, and the new intake key is published. Resumable: run it again and it wraps what is left \
-                (keys made meanwhile by workers on the old file). Then restart every worker with --key-file NEW, run \
-                rotate once more, then rotate --retire-old, which refuses while a worker still runs on another KEK, and \
-                destroy the old key file: backups taken before that stay readable only with the old KEK.
+                (keys made meanwhile by workers on the old file). A key that does not unwrap is passed over and its \
+                user named (never the key): every other key is rewrapped, and the command exits non-zero. Then restart \
+                every worker with --key-file NEW, run rotate once more, then rotate --retire-old: it refuses while a \
+                worker runs on another KEK or a key lacks its new wrapping (naming the users whose keys do not unwrap: \
+                forget them, or restore their keys from a backup), then removes the old KEK from NEW and refuses, naming \
+                them, while a worker still holds it (started from NEW before): restart every worker with NEW once more \
+                and run --retire-old again. It then deletes the old wrappings and records the old KEK as retired (no \
+                wrapping under it is stored again). Destroy the old key file: backups taken before that stay readable \
+                only with the old KEK.
                 """)
 
         @OptionGroup var options: GlobalOptions
         @Option(name: .customLong("new-key-file"), help: "The new key file (\(Installed.commandName) keys new FILE).") var newKeyFile: String
-        @Flag(name: .customLong("retire-old"), help: "Delete the wrappings under every other KEK (refused while a key lacks a new one, or a worker runs on another KEK).") var retireOld = false
+        @Flag(name: .customLong("retire-old"), help: "Delete the wrappings under every other KEK and retire it (refused while a key lacks a new wrapping, or a worker holds another KEK).") var retireOld = false
         @Option(help: "Keys rewrapped per statement.") var pageSize: Int = 1000
 
         /// Records in `new`'s forgotten list every entry of `old`'s it lacks (or holds older).
@@ -125,8 +131,12 @@ struct KeysCommand: AsyncParsableCommand {
                 let carried = try await Self.carryForgottenList(from: old, to: new)
                 if carried > 0 { print("copied \(carried) forgotten user(s) to \(new.forgottenListPath)") }
                 if retireOld {
-                    try await retire(new, client: client, logger: logger)
+                    try await retire(new, old: old, client: client, logger: logger)
                     return
+                }
+                // A KEK retired for good is never taken up again as a retiring one.
+                if try await KeyStore.isRetired(old.kekID, client: client, logger: logger) {
+                    throw ValidationError("KEK \(old.kekID) of the configured key file was retired (keys rotate --retire-old): rotate from the key file that replaced it")
                 }
                 // Workers on either file open what workers on the other seal and wrap.
                 if let oldFile = old as? KeyFile, oldFile.kekID != new.kekID {
@@ -138,19 +148,49 @@ struct KeysCommand: AsyncParsableCommand {
                 // Every running worker opens the new intake key now (workers on the old file
                 // read it from there when they first meet it): producers may seal to it.
                 try await KeyStore.publish(new.intakeKeys[0].publicKey, client: client, logger: logger)
-                print("wrapped \(rotated) data keys under \(new.kekID) (beside their old wrappings); intake key \(new.intakeKeys[0].id) published. Next: restart workers with --key-file \(newKeyFile), run this again, then \(Installed.commandName) keys rotate --new-key-file \(newKeyFile) --retire-old")
+                print("wrapped \(rotated.rewrapped) data keys under \(new.kekID) (beside their old wrappings); intake key \(new.intakeKeys[0].id) published. Next: restart workers with --key-file \(newKeyFile), run this again, then \(Installed.commandName) keys rotate --new-key-file \(newKeyFile) --retire-old")
+                // Every other key is rewrapped; these users' keys stop the old KEK's retirement.
+                guard rotated.unopened.isEmpty else {
+                    throw NotRewrapped(keys: rotated.unopened, rerun: "\(Installed.commandName) keys rotate --new-key-file \(newKeyFile)",
+                                       executable: Installed.commandName)
+                }
             }
         }
 
-        private func retire(_ new: KeyFile, client: PostgresClient, logger: Logger) async throws {
-            let others = try await KeyStore.workerConnections(notOnKEK: new.kekID, prefix: WorkerRunner.workerApplicationPrefix, client: client, logger: logger)
-            guard others.isEmpty else {
-                throw ValidationError("\(others.map { "\($0.connections) worker connection(s) on \($0.kekID)" }.joined(separator: ", ")) still run: restart those workers with --key-file \(newKeyFile), run \(Installed.commandName) keys rotate --new-key-file \(newKeyFile) again, then retire")
+        /// Finishes a rotation, in steps that each refuse with what to do: no worker may still
+        /// wrap under another KEK; every key gets its new wrapping (those that do not unwrap are
+        /// listed by user); the new file drops the old KEK; no worker may still hold the old KEK,
+        /// whatever file it started from; then, atomically (retire_key_wrappings checks both
+        /// again), the old wrappings go and the old KEK is recorded as retired.
+        private func retire(_ new: KeyFile, old: any KeyProvider, client: PostgresClient, logger: Logger) async throws {
+            let retry = "\(Installed.commandName) keys rotate --new-key-file \(newKeyFile) --retire-old"
+            func named(_ workers: [(login: String, keks: String, connections: Int)]) -> String {
+                workers.map { "\($0.connections) connection(s) of login \($0.login) holding \($0.keks)" }.joined(separator: "; ")
             }
-            let removed = try await KeyStore.retireWrappings(keepingKEK: new.kekID, client: client, logger: logger)
+            let others = try await KeyStore.workersOnOtherKEKs(new.kekID, client: client, logger: logger)
+            let onOlder = others.filter { $0.keks.split(separator: " ").first.map(String.init) != new.kekID }
+            guard onOlder.isEmpty else {
+                throw ValidationError("workers still run on an older KEK (\(named(onOlder))): restart those workers with --key-file \(newKeyFile), run \(Installed.commandName) keys rotate --new-key-file \(newKeyFile) again, then retire")
+            }
+            // Every key must have its new wrapping; a key that does not unwrap blocks for good
+            // until its user is forgotten or the key restored, so those users are named.
+            let left = try await KeyRotation(client: client, from: old, to: new, pageSize: pageSize, logger: logger).run(writing: false)
+            guard left.unopened.isEmpty else {
+                throw NotRewrapped(keys: left.unopened, rerun: retry, executable: Installed.commandName)
+            }
+            guard left.rewrapped == 0 else {
+                throw ValidationError("\(left.rewrapped) data key(s) have no wrapping under \(new.kekID) yet (made by workers on the old key file since the last rotate): run \(Installed.commandName) keys rotate --new-key-file \(newKeyFile) with the old key file configured, then \(retry)")
+            }
+            let retiring = Array(Set([new.retiringKEKID, old.kekID].compactMap { $0 }.filter { $0 != new.kekID })).sorted()
+            // The file is final from here on: workers started from it hold the new KEK alone.
             let finished = try new.withoutRetiringKEK()
             try await KeyStore.publish(finished.intakeKeys[0].publicKey, client: client, logger: logger)
-            print("removed \(removed) wrappings under older KEKs; every data key is now wrapped only under \(finished.kekID), and \(newKeyFile) no longer holds the old KEK: the old key file can be destroyed")
+            let holding = try await KeyStore.workersOnOtherKEKs(new.kekID, client: client, logger: logger)
+            guard holding.isEmpty else {
+                throw ValidationError("workers still hold the old KEK (\(named(holding))): they started from \(newKeyFile) while it held the old KEK as its retiring one, and wrap new keys under it. \(newKeyFile) no longer holds it: restart every worker with --key-file \(newKeyFile) (on other hosts, copy the file again first), then run \(retry) again")
+            }
+            let removed = try await KeyStore.retireWrappings(keepingKEK: new.kekID, retiring: retiring, client: client, logger: logger)
+            print("removed \(removed) wrappings under older KEKs; every data key is now wrapped only under \(finished.kekID), no wrapping under \(retiring.isEmpty ? "an older KEK" : retiring.joined(separator: ", ")) is stored again, and \(newKeyFile) no longer holds the old KEK: the old key file can be destroyed")
         }
     }
 }

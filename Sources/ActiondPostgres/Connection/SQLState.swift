@@ -53,6 +53,12 @@ package struct SQLState: RawRepresentable, Hashable, Sendable, ExpressibleByStri
     package static let keyForForgottenUser: SQLState = "ADK01"
     /// keys rotate --retire-old before every data key has a wrapping under the new KEK.
     package static let rotationIncomplete: SQLState = "ADK02"
+    /// A worker batch carried a data key for a user it did not claim (commit_batch).
+    package static let keyForUnclaimedUser: SQLState = "ADK03"
+    /// keys rotate --retire-old while a worker still holds a KEK being retired.
+    package static let kekInUse: SQLState = "ADK04"
+    /// A data key wrapped under a retired KEK only (commit_batch, add_key_wrappings).
+    package static let kekRetired: SQLState = "ADK05"
 }
 
 extension PSQLError {

@@ -32,6 +32,15 @@ package enum KeyStore {
         try await connection.query("SELECT actiond.forget_keys(\(user), \(through)::integer)", logger: logger).collect().first?.decode(Int.self) ?? 0
     }
 
+    /// The users forgotten (again) at or after `since` (none when nil), and the database's time
+    /// of the look: a worker's key cache keeper drops their cached keys.
+    package static func forgottenSince(_ since: Date?, client: PostgresClient, logger: Logger) async throws -> (users: [String], checkedAt: Date) {
+        let rows = try await client.query("SELECT users, checked_at FROM actiond.forgotten_since(\(since)::timestamptz)", logger: logger).collect()
+        guard let row = rows.first else { return ([], Date()) }
+        let (users, checkedAt) = try row.decode(([String], Date).self)
+        return (users, checkedAt)
+    }
+
     /// Allows `user` a new key after a forget; returns the fence's last destroyed version.
     package static func allowNewKey(user: String, on connection: PostgresConnection, logger: Logger) async throws -> Int {
         try await connection.query("SELECT actiond.allow_new_key(\(user))", logger: logger).collect().first?.decode(Int.self) ?? 0
@@ -98,24 +107,28 @@ package enum KeyStore {
             """, logger: logger).collect().first?.decode(Int.self) ?? 0
     }
 
-    /// The workers connected now whose application_name (`PREFIX KEK`) names a KEK other than
-    /// `kekID`, by KEK, with their connection counts.
-    package static func workerConnections(notOnKEK kekID: String, prefix: String, client: PostgresClient,
-                                          logger: Logger) async throws -> [(kekID: String, connections: Int)] {
-        var found: [(kekID: String, connections: Int)] = []
-        let rows = try await client.query("""
-            SELECT substr(application_name, length(\(prefix)) + 1) AS kek, count(*)::bigint
-            FROM pg_stat_activity
-            WHERE datname = current_database() AND starts_with(application_name, \(prefix))
-              AND substr(application_name, length(\(prefix)) + 1) <> \(kekID)
-            GROUP BY 1 ORDER BY 1
-            """, logger: logger)
-        for try await (kek, count) in rows.decode((String, Int64).self) { found.append((kek, Int(count))) }
+    /// The workers connected now that hold a KEK other than `kekID` (as their own, or as the one
+    /// they are retiring), by login and KEKs, with their connection counts. Only workers' and
+    /// the owner's sessions count (`workers_on_other_keks`): another login that names a KEK in
+    /// its application_name is not taken for a worker.
+    package static func workersOnOtherKEKs(_ kekID: String, client: PostgresClient,
+                                           logger: Logger) async throws -> [(login: String, keks: String, connections: Int)] {
+        var found: [(login: String, keks: String, connections: Int)] = []
+        let rows = try await client.query("SELECT login, keks, connections FROM actiond.workers_on_other_keks(\(kekID))", logger: logger)
+        for try await (login, keks, count) in rows.decode((String, String, Int64).self) { found.append((login, keks, Int(count))) }
         return found
     }
 
+    /// Whether `keys rotate --retire-old` retired KEK `kekID`.
+    package static func isRetired(_ kekID: String, client: PostgresClient, logger: Logger) async throws -> Bool {
+        try await client.query("SELECT exists (SELECT FROM actiond.retired_keks WHERE kek_id = \(kekID))", logger: logger)
+            .collect().first?.decode(Bool.self) ?? false
+    }
+
     /// Deletes every wrapping not under `kekID` (refused while some key lacks one); returns how many.
-    package static func retireWrappings(keepingKEK kekID: String, client: PostgresClient, logger: Logger) async throws -> Int {
-        try await client.query("SELECT actiond.retire_key_wrappings(\(kekID))", logger: logger).collect().first?.decode(Int.self) ?? 0
+    /// Refused while a worker holds another KEK. `retiring`: KEKs recorded as retired even with
+    /// no wrapping left under them.
+    package static func retireWrappings(keepingKEK kekID: String, retiring: [String], client: PostgresClient, logger: Logger) async throws -> Int {
+        try await client.query("SELECT actiond.retire_key_wrappings(\(kekID), \(retiring)::text[])", logger: logger).collect().first?.decode(Int.self) ?? 0
     }
 }

@@ -1,30 +1,40 @@
 import ActiondPostgres
 import ActiondSealing
 import CoreMetrics
+import Foundation
 import Logging
 import PostgresNIO
 import ServiceLifecycle
 
-/// Keeps a forgotten person's keys out of this process's memory: LISTENs on `actiond_forget`
-/// (notified by `forget_keys` at the forget's commit, the user id as payload) and drops that
-/// user's cached keys at once; empties the whole cache after each (re)connect, since
-/// notifications sent while disconnected are lost; and drops expired entries every
-/// `sweepInterval`, so that no key outlives `KeyCache.maxAge` plus one sweep whatever happens
-/// (SECURITY.md states the bound). Publishes the cache's size as `actiond_key_cache_keys`.
+/// Keeps a forgotten person's keys out of this process's memory: about every `checkInterval`
+/// asks the database which users were forgotten since its last look (`forgotten_since`, which
+/// only the workers and the owner may call) and drops their cached keys; and drops expired
+/// entries every `sweepInterval`, so that no key outlives `KeyCache.maxAge` plus one sweep
+/// whatever happens (SECURITY.md states the bound). Publishes the cache's size as
+/// `actiond_key_cache_keys`.
+///
+/// No notification: any login may LISTEN on a channel and read its payloads, or NOTIFY it, and
+/// who was forgotten, and when, is for the owner and the workers only. A look that fails (the
+/// database unreachable) is made again from the same time, so no forget is missed.
 package struct KeyCacheKeeper: Service {
-    static let channel = "actiond_forget"
+    /// How far before its last look the next one starts: a forget's time is taken just
+    /// before its transaction commits (recorded beside the KEK meanwhile), so it may become
+    /// visible a little after a look that started later.
+    static let overlap: TimeInterval = 60
 
     let client: PostgresClient
     let cache: KeyCache
     let sweepInterval: Duration
+    let checkInterval: Duration
     let size: Gauge
     let logger: Logger
 
-    package init(client: PostgresClient, cache: KeyCache, sweepInterval: Duration = .seconds(5), factory: (any MetricsFactory)? = nil,
-                 logger: Logger) {
+    package init(client: PostgresClient, cache: KeyCache, sweepInterval: Duration = .seconds(5), checkInterval: Duration = .seconds(1),
+                 factory: (any MetricsFactory)? = nil, logger: Logger) {
         self.client = client
         self.cache = cache
         self.sweepInterval = sweepInterval
+        self.checkInterval = checkInterval
         size = factory.map { Gauge(label: "actiond_key_cache_keys", factory: $0) } ?? Gauge(label: "actiond_key_cache_keys")
         self.logger = logger
     }
@@ -34,7 +44,7 @@ package struct KeyCacheKeeper: Service {
         await cancelWhenGracefulShutdown { [self] in
             await withDiscardingTaskGroup { group in
                 group.addTask { await sweep() }
-                group.addTask { await listen() }
+                group.addTask { await watchForgets() }
             }
         }
     }
@@ -47,16 +57,24 @@ package struct KeyCacheKeeper: Service {
         }
     }
 
-    private func listen() async {
-        await ChannelListener(client: client, channel: Self.channel, name: "key cache listener", logger: logger).run(
-            connected: { [cache, size] in
-                cache.removeAll()
-                size.record(cache.count)
-            },
-            received: { [cache, size] notification in
-                cache.evict(user: notification.payload)
-                size.record(cache.count)
-            },
-            lost: { cache.removeAll() })
+    private func watchForgets() async {
+        // nil: the first look only learns the database's time (the cache fills after it;
+        // a key cached before is used only while the database still holds it, and ages out).
+        var since: Date?
+        var failing = false
+        while !Task.isCancelled {
+            do {
+                let found = try await KeyStore.forgottenSince(since, client: client, logger: logger)
+                for user in found.users { cache.evict(user: user) }
+                if !found.users.isEmpty { size.record(cache.count) }
+                since = found.checkedAt.addingTimeInterval(-Self.overlap)
+                if failing { logger.notice("key cache keeper reconnected") }
+                failing = false
+            } catch {
+                if !failing { logger.warning("key cache keeper cannot ask for forgets; retrying", metadata: ["error": "\(String(reflecting: error))"]) }
+                failing = true
+            }
+            do { try await Task.sleep(for: checkInterval) } catch { return }
+        }
     }
 }

@@ -241,13 +241,16 @@ package struct Resealing: Sendable {
         return users
     }
 
-    /// Stores data keys made for the rewritten text, in the same transaction as the text.
+    /// Stores data keys made for the rewritten text, in the same transaction as the text; a
+    /// wrapping under a retired KEK (a key file still retiring it) is left out.
     private func store(_ created: [StoredDataKey], on connection: PostgresConnection) async throws {
         guard !created.isEmpty else { return }
         try await connection.query("""
             INSERT INTO actiond.data_keys (user_id, version, kek_id, wrapped)
             SELECT * FROM unnest(\(created.map(\.userID))::text[], \(created.map(\.version))::integer[],
                                  \(created.map(\.kekID))::text[], \(created.map { ByteBuffer(bytes: $0.wrapped) })::bytea[])
+                AS k(user_id, version, kek_id, wrapped)
+            WHERE NOT EXISTS (SELECT FROM actiond.retired_keks r WHERE r.kek_id = k.kek_id)
             """, logger: logger).drain()
     }
 }

@@ -35,7 +35,7 @@ package enum WorkerRunner {
             if let intake = keys.provider.intakeKeys.first { try await KeyStore.publish(intake.publicKey, client: client, logger: logger) }
         }
         let client = PostgresClient(configuration: clientConfiguration(url, concurrency: configuration.concurrency, http: http != nil,
-                                                                        kekID: keys.provider.kekID),
+                                                                        kekID: ([keys.provider.kekID] + [keys.provider.retiringKEKID].compactMap { $0 }).joined(separator: " ")),
                                     backgroundLogger: logger)
         // With an HTTP endpoint, the workers' metrics go to a Prometheus registry it serves.
         let registry = PrometheusCollectorRegistry()
@@ -95,9 +95,9 @@ package enum WorkerRunner {
     /// keeper's listener, and one for readiness checks when the HTTP endpoint is on. A worker
     /// whose host vanishes (no FIN, no RST) must not keep its users locked until TCP notices
     /// hours later: the server ends a transaction idle for a minute, and probes a silent
-    /// client after 30 s. Each connection names the worker's KEK in its application_name
-    /// (`actiond work KEK`), so that `keys rotate --retire-old` sees whether a worker still
-    /// runs on an older key file.
+    /// client after 30 s. Each connection names the worker's KEKs in its application_name
+    /// (`actiond work KEK [RETIRING]`), so that `keys rotate --retire-old` sees whether a worker
+    /// still holds an older KEK (it counts only workers' and the owner's sessions).
     package static func clientConfiguration(_ url: DatabaseURL, concurrency: Int, http: Bool = false,
                                             kekID: String? = nil) -> PostgresClient.Configuration {
         var configuration = url.clientConfiguration(maximumConnections: concurrency + 5 + (http ? 1 : 0))
