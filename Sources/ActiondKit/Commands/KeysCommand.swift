@@ -136,7 +136,7 @@ struct KeysCommand: AsyncParsableCommand {
                 }
                 // A KEK retired for good is never taken up again as a retiring one.
                 if try await KeyStore.isRetired(old.kekID, client: client, logger: logger) {
-                    throw ValidationError("KEK \(old.kekID) of the configured key file was retired (keys rotate --retire-old): rotate from the key file that replaced it")
+                    throw RotationRefused(description: "KEK \(old.kekID) of the configured key file was retired (keys rotate --retire-old): rotate from the key file that replaced it")
                 }
                 // Workers on either file open what workers on the other seal and wrap.
                 if let oldFile = old as? KeyFile, oldFile.kekID != new.kekID {
@@ -151,8 +151,8 @@ struct KeysCommand: AsyncParsableCommand {
                 print("wrapped \(rotated.rewrapped) data keys under \(new.kekID) (beside their old wrappings); intake key \(new.intakeKeys[0].id) published. Next: restart workers with --key-file \(newKeyFile), run this again, then \(Installed.commandName) keys rotate --new-key-file \(newKeyFile) --retire-old")
                 // Every other key is rewrapped; these users' keys stop the old KEK's retirement.
                 guard rotated.unopened.isEmpty else {
-                    throw NotRewrapped(keys: rotated.unopened, rerun: "\(Installed.commandName) keys rotate --new-key-file \(newKeyFile)",
-                                       executable: Installed.commandName)
+                    throw NotRewrapped(keys: rotated.unopened, executable: Installed.commandName,
+                                       rerun: "\(Installed.commandName) keys rotate --new-key-file \(newKeyFile) again")
                 }
             }
         }
@@ -170,16 +170,17 @@ struct KeysCommand: AsyncParsableCommand {
             let others = try await KeyStore.workersOnOtherKEKs(new.kekID, client: client, logger: logger)
             let onOlder = others.filter { $0.keks.split(separator: " ").first.map(String.init) != new.kekID }
             guard onOlder.isEmpty else {
-                throw ValidationError("workers still run on an older KEK (\(named(onOlder))): restart those workers with --key-file \(newKeyFile), run \(Installed.commandName) keys rotate --new-key-file \(newKeyFile) again, then retire")
+                throw RotationRefused(description: "workers still run on an older KEK (\(named(onOlder))): restart those workers with --key-file \(newKeyFile), run \(Installed.commandName) keys rotate --new-key-file \(newKeyFile) again, then retire")
             }
             // Every key must have its new wrapping; a key that does not unwrap blocks for good
             // until its user is forgotten or the key restored, so those users are named.
             let left = try await KeyRotation(client: client, from: old, to: new, pageSize: pageSize, logger: logger).run(writing: false)
             guard left.unopened.isEmpty else {
-                throw NotRewrapped(keys: left.unopened, rerun: retry, executable: Installed.commandName)
+                throw NotRewrapped(keys: left.unopened, executable: Installed.commandName,
+                                   rerun: "\(Installed.commandName) keys rotate --new-key-file \(newKeyFile) (after a restore: it rewraps the restored keys), then \(retry)")
             }
             guard left.rewrapped == 0 else {
-                throw ValidationError("\(left.rewrapped) data key(s) have no wrapping under \(new.kekID) yet (made by workers on the old key file since the last rotate): run \(Installed.commandName) keys rotate --new-key-file \(newKeyFile) with the old key file configured, then \(retry)")
+                throw RotationRefused(description: "\(left.rewrapped) data key(s) have no wrapping under \(new.kekID) yet (made by workers on the old key file since the last rotate): run \(Installed.commandName) keys rotate --new-key-file \(newKeyFile) with the old key file configured, then \(retry)")
             }
             let retiring = Array(Set([new.retiringKEKID, old.kekID].compactMap { $0 }.filter { $0 != new.kekID })).sorted()
             // The file is final from here on: workers started from it hold the new KEK alone.
@@ -187,10 +188,16 @@ struct KeysCommand: AsyncParsableCommand {
             try await KeyStore.publish(finished.intakeKeys[0].publicKey, client: client, logger: logger)
             let holding = try await KeyStore.workersOnOtherKEKs(new.kekID, client: client, logger: logger)
             guard holding.isEmpty else {
-                throw ValidationError("workers still hold the old KEK (\(named(holding))): they started from \(newKeyFile) while it held the old KEK as its retiring one, and wrap new keys under it. \(newKeyFile) no longer holds it: restart every worker with --key-file \(newKeyFile) (on other hosts, copy the file again first), then run \(retry) again")
+                throw RotationRefused(description: "workers still hold the old KEK (\(named(holding))): they started from \(newKeyFile) while it held the old KEK as its retiring one, and wrap new keys under it. \(newKeyFile) no longer holds it: restart every worker with --key-file \(newKeyFile) (on other hosts, copy the file again first), then run \(retry) again")
             }
             let removed = try await KeyStore.retireWrappings(keepingKEK: new.kekID, retiring: retiring, client: client, logger: logger)
-            print("removed \(removed) wrappings under older KEKs; every data key is now wrapped only under \(finished.kekID), no wrapping under \(retiring.isEmpty ? "an older KEK" : retiring.joined(separator: ", ")) is stored again, and \(newKeyFile) no longer holds the old KEK: the old key file can be destroyed")
+            let retired = try await KeyStore.retiredKEKs(client: client, logger: logger)
+            print("removed \(removed) wrappings under older KEKs; every data key is now wrapped only under \(finished.kekID), no wrapping under a retired KEK (\(retired.joined(separator: ", "))) is stored again, and \(newKeyFile) no longer holds the old KEK: the old key file can be destroyed")
         }
     }
+}
+
+/// A rotation step refused, saying why and what to do (names KEKs and logins, never a key).
+struct RotationRefused: Error, CustomStringConvertible {
+    var description: String
 }

@@ -125,6 +125,12 @@ package enum KeyStore {
             .collect().first?.decode(Bool.self) ?? false
     }
 
+    /// The KEKs `keys rotate --retire-old` retired, in the order retired.
+    package static func retiredKEKs(client: PostgresClient, logger: Logger) async throws -> [String] {
+        try await client.query("SELECT kek_id FROM actiond.retired_keks ORDER BY retired_at, kek_id", logger: logger)
+            .collect().map { try $0.decode(String.self) }
+    }
+
     /// Deletes every wrapping not under `kekID` (refused while some key lacks one); returns how many.
     /// Refused while a worker holds another KEK. `retiring`: KEKs recorded as retired even with
     /// no wrapping left under them.

@@ -76,12 +76,12 @@ package struct NotRewrapped: Error, CustomStringConvertible {
     }
 
     package var keys: [Key]
-    /// The command to run again once they are dealt with.
+    /// What to run once they are dealt with.
     package var rerun: String
     /// The binary's name, for the forget command.
     package var executable: String
 
-    package init(keys: [Key], rerun: String, executable: String) {
+    package init(keys: [Key], executable: String, rerun: String) {
         self.keys = keys
         self.rerun = rerun
         self.executable = executable
@@ -105,7 +105,7 @@ package struct NotRewrapped: Error, CustomStringConvertible {
         return "the data keys of \(users.count) user(s) do not unwrap with the old KEK, so they were not rewrapped (every other key was): "
             + listed.joined(separator: ", ") + more
             + ". The old KEK cannot be retired while they exist. For each: forget the user (\(executable) forget USER: their text becomes"
-            + " unreadable, as it already is), or restore their actiond.data_keys rows from a backup; then run \(rerun) again."
+            + " unreadable, as it already is), or restore their actiond.data_keys rows from a backup; then run \(rerun)."
             + " (Configured with the wrong old key file? Every key then fails: check --key-file.)"
     }
 }
