@@ -37,6 +37,7 @@ grant execute on function
     actiond.queue_depth(),
     actiond.load_keys(text[]),
     actiond.forgotten_since(timestamptz),
+    actiond.kek_is_retired(text),
     actiond.hold_wakeup_slots(),
     actiond.take_wakeup_slot(integer),
     actiond.wait_for_wakeup_slot(integer),

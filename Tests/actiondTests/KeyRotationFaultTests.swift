@@ -187,6 +187,9 @@ struct KeyRotationFaultTests {
             #expect(try await eventually(60) { try await decided() == 10 })
             stale.send(SIGTERM)
             #expect(try await stale.exit().status == 0)
+            // A worker on the old file refuses to start: it would open no key wrapped since.
+            let onOld = try await ActiondProcess.run(["work", "--drain"], database: db.url, environment: old)
+            #expect(onOld.status != 0 && onOld.standardError.contains("\(oldKEK) was retired"), "\(onOld.standardError.suffix(400))")
             #expect(try await db.scalar("SELECT count(*) FROM actiond.data_keys WHERE kek_id <> \(newKEK)", as: Int.self) == 0)
             #expect(try await db.scalar("SELECT count(*) FROM actiond.data_keys WHERE user_id IN ('late0', 'late1')", as: Int.self) == 2)
             let notApplied = try await db.scalar("SELECT count(*) FROM actiond.outcomes WHERE outcome <> 'applied'", as: Int.self)

@@ -124,6 +124,7 @@ struct RoleTests {
                              "SELECT * FROM actiond.load_stash(array['ana'])",
                              "SELECT * FROM actiond.load_streams('{}', '{}', array['timer'], array['t'], array['ana'])",
                              "SELECT * FROM actiond.forgotten_since(now() - interval '1 minute')",
+                             "SELECT actiond.kek_is_retired('kek-000000000000')",
                              "SELECT * FROM actiond.schema_checksums()"] {
                     let failure = try await Self.failure(call, as: worker, logger: db.logger)
                     #expect(failure == nil, "\(call): \(failure ?? "")")

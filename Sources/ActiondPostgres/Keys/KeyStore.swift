@@ -34,8 +34,8 @@ package enum KeyStore {
 
     /// The users forgotten (again) at or after `since` (none when nil), and the database's time
     /// of the look: a worker's key cache keeper drops their cached keys.
-    package static func forgottenSince(_ since: Date?, client: PostgresClient, logger: Logger) async throws -> (users: [String], checkedAt: Date) {
-        let rows = try await client.query("SELECT users, checked_at FROM actiond.forgotten_since(\(since)::timestamptz)", logger: logger).collect()
+    package static func forgottenSince(_ since: Date?, on connection: PostgresConnection, logger: Logger) async throws -> (users: [String], checkedAt: Date) {
+        let rows = try await connection.query("SELECT users, checked_at FROM actiond.forgotten_since(\(since)::timestamptz)", logger: logger).collect()
         guard let row = rows.first else { return ([], Date()) }
         let (users, checkedAt) = try row.decode(([String], Date).self)
         return (users, checkedAt)
@@ -121,7 +121,7 @@ package enum KeyStore {
 
     /// Whether `keys rotate --retire-old` retired KEK `kekID`.
     package static func isRetired(_ kekID: String, client: PostgresClient, logger: Logger) async throws -> Bool {
-        try await client.query("SELECT exists (SELECT FROM actiond.retired_keks WHERE kek_id = \(kekID))", logger: logger)
+        try await client.query("SELECT actiond.kek_is_retired(\(kekID))", logger: logger)
             .collect().first?.decode(Bool.self) ?? false
     }
 

@@ -64,14 +64,23 @@ package struct KeyCacheKeeper: Service {
         var failing = false
         while !Task.isCancelled {
             do {
-                let found = try await KeyStore.forgottenSince(since, client: client, logger: logger)
+                // Guarded as every chore's query (PeriodicChore): after a server restart a
+                // query on a closed connection would otherwise never complete.
+                let found = try await client.withConnection { [since, logger] connection in
+                    try await connection.failingWhenClosed(closeOnCancel: false) {
+                        try await KeyStore.forgottenSince(since, on: connection, logger: logger)
+                    }
+                }
                 for user in found.users { cache.evict(user: user) }
                 if !found.users.isEmpty { size.record(cache.count) }
                 since = found.checkedAt.addingTimeInterval(-Self.overlap)
                 if failing { logger.notice("key cache keeper reconnected") }
                 failing = false
             } catch {
-                if !failing { logger.warning("key cache keeper cannot ask for forgets; retrying", metadata: ["error": "\(String(reflecting: error))"]) }
+                if Task.isCancelled { return }
+                if !failing {
+                    logger.warning("key cache keeper cannot ask for forgets; trying again every round", metadata: [LogKey.error: "\(DatabaseFailure.describe(error))"])
+                }
                 failing = true
             }
             do { try await Task.sleep(for: checkInterval) } catch { return }

@@ -25,6 +25,12 @@ package enum WorkerRunner {
         try await PostgresClient.withClient(url, maximumConnections: 1, patience: .seconds(30), logger: logger) { client in
             _ = try await Migrator(client: client, logger: logger, handlers: handlers).prepare()
             try await checkPrivileges(client: client, logger: logger)
+            // A key file whose KEK was retired opens none of the data keys wrapped since: every
+            // user's events would fail. (A retired retiring KEK is harmless: its wrappings are
+            // left out when stored.)
+            if try await KeyStore.isRetired(keys.provider.kekID, client: client, logger: logger) {
+                throw RetiredKEK(kekID: keys.provider.kekID)
+            }
             // The forgotten list beside the KEK wins over an older database (a restored backup),
             // and producers find the intake key to seal to.
             do {
@@ -84,6 +90,14 @@ package enum WorkerRunner {
         var cause: String
         var description: String {
             "the key file's forgotten list names people this database has not forgotten (restored from an older backup?), and only the owner may forget them again: run actiond migrate with this key file as the role that migrates (a member of actiond_owner), then start the workers (\(cause))"
+        }
+    }
+
+    /// The key file's KEK was retired by `keys rotate --retire-old`.
+    struct RetiredKEK: Error, CustomStringConvertible {
+        var kekID: String
+        var description: String {
+            "the key file's KEK \(kekID) was retired (keys rotate --retire-old): the data keys are wrapped under the KEK of the key file that replaced it; start the worker with that file"
         }
     }
 
