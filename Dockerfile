@@ -18,8 +18,10 @@ FROM swift:6.2-bookworm-slim
 RUN useradd --system --uid 10001 --create-home actiond
 COPY --from=build /actiond /usr/local/bin/actiond
 USER actiond
-# `actiond work` serves /metrics, /health/live and /health/ready here (other commands ignore it).
-ENV ACTIOND_HTTP_PORT=9090 ACTIOND_LOG_FORMAT=json
+# `actiond work` serves /metrics, /health/live and /health/ready here (other commands ignore it),
+# on every interface of the container (actiond's own default is loopback only), so Prometheus
+# on the compose network can scrape it; the compose file publishes it on no host port.
+ENV ACTIOND_HTTP_PORT=9090 ACTIOND_HTTP_HOST=0.0.0.0 ACTIOND_LOG_FORMAT=json
 EXPOSE 9090
 # Ready: the database answers and has this build's schema, and batches are not failing
 # systemically (README, "Running in production"). bash's /dev/tcp: the slim image has no curl.

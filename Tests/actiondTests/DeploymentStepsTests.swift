@@ -72,10 +72,10 @@ struct DeploymentStepsTests {
         }
     }
 
-    /// `actiond ARGUMENTS --database-url URL` with the deployment's key file, as the page runs it.
+    /// `actiond ARGUMENTS` with the deployment's key file and the login's URL in `DATABASE_URL`
+    /// (its password never on the command line), as the page runs it.
     static func actiond(_ arguments: [String], as url: DatabaseURL?, keyFile: String?, input: String? = nil) async throws -> ActiondProcess.Result {
-        try await ActiondProcess.run(arguments + (url.map { ["--database-url", $0.string] } ?? []), database: nil, input: input,
-                                     environment: ["ACTIOND_KEY_FILE": keyFile])
+        try await ActiondProcess.run(arguments, database: url, input: input, environment: ["ACTIOND_KEY_FILE": keyFile])
     }
 
     @Test func theDocumentedFirstDeploymentGivesEachLoginItsJobAndRefusesTheRest() async throws {
