@@ -81,6 +81,27 @@ extension ConsoleCommandTests {
         }
     }
 
+    @Test func publicNamesAndTrustedProxiesAlsoComeFromTheEnvironment() async throws {
+        try await TestDatabase.with { db in
+            let users = try await ConsoleProcess.makeUsersFile([("ana", "viewer")])
+            let console = try await ConsoleProcess.start(db.url, usersFile: users, arguments: ["--behind-proxy"], environment: [
+                "ACTIOND_CONSOLE_PUBLIC_NAME": "console.example.com, ops.example.com:8443", "ACTIOND_CONSOLE_TRUSTED_PROXY": "127.0.0.2/32",
+            ])
+            do {
+                let user = ("X-Remote-User", "ana")
+                let published = try await RawHTTP.send(port: console.port, path: "/", host: "ops.example.com:8443", headers: [user], from: "127.0.0.2")
+                #expect(published.status == 200 && published.body.contains("viewer"), "\(published.status)")
+                #expect(try await RawHTTP.send(port: console.port, path: "/", host: "elsewhere.example", headers: [user], from: "127.0.0.2").status == 421)
+                // 127.0.0.1 is loopback, but not the trusted proxy named here.
+                #expect(try await RawHTTP.send(port: console.port, path: "/", headers: [user]).status == 401)
+            } catch {
+                _ = try? await console.stop()
+                throw error
+            }
+            try await console.stop()
+        }
+    }
+
     @Test func aPersonRemovedOrDemotedInTheUsersFileIsRefusedAtTheNextRequestOfAnOpenSession() async throws {
         try await TestDatabase.with { db in
             let users = try await ConsoleProcess.makeUsersFile([("ana", "operator"), ("bo", "operator"), ("cy", "viewer")])
