@@ -130,6 +130,24 @@ struct LockFenceTests {
         }
     }
 
+    /// A member of actiond_owner that does not inherit its rights (NOINHERIT) may no longer call
+    /// the advisory lock functions itself: migrate takes its own lock as actiond_owner, and
+    /// finds nothing left open.
+    @Test func aMemberOfTheOwnerWithoutItsRightsStillMigratesAFencedDatabase() async throws {
+        try await TestDatabase.with { db in
+            try await RoleTests.withLogin("actiond_owner", on: db) { login in
+                try await PostgresClient.withClient(db.url.with(database: "postgres"), maximumConnections: 1, logger: db.logger) { admin in
+                    try await admin.query(PostgresQuery(unsafeSQL: "ALTER ROLE \(login.username) NOINHERIT"), logger: db.logger).drain()
+                }
+                #expect(try await RoleTests.failure("SELECT pg_advisory_lock(1)", as: login, logger: db.logger) == SQLState.insufficientPrivilege.rawValue)
+                let report = try await PostgresClient.withClient(login, logger: db.logger) { client in
+                    try await Migrator(client: client, logger: db.logger).migrate()
+                }
+                #expect(report.applied.isEmpty && report.advisoryLocksOpen.isEmpty, "\(report)")
+            }
+        }
+    }
+
     @Test func everyLockTheWorkersTakeHeldByAReaderProducerOrConsoleLoginDelaysNoOneElse() async throws {
         try await TestDatabase.with { db in
             try await RoleTests.withLogin("actiond_worker", on: db) { workerLogin in
