@@ -54,6 +54,16 @@ struct MigrateCommand: AsyncParsableCommand {
             } else if report.citusUndistributed {
                 print("the citus extension is installed: `\(Installed.commandName) migrate --citus` distributes the tables by user (docs/citus.md)")
             }
+            if !report.advisoryLocksOpen.isEmpty {
+                // Not fenced: the connecting role is not a superuser (a managed database, say).
+                print("""
+                    warning: the advisory lock functions are not fenced in this database: every login may still call \(report.advisoryLocksOpen.count) of them \
+                    (\(report.advisoryLocksOpen.prefix(3).joined(separator: ", "))\(report.advisoryLocksOpen.count > 3 ? ", …" : "")), so a reader's or producer's login \
+                    can stop or stall the workers by taking a lock they share (SECURITY.md). Only a superuser may fence them: run \
+                    `\(Installed.commandName) migrate` once as a superuser, or have one run this statement in this database:
+                    \(Migration.advisoryLocksFile)
+                    """)
+            }
         }
     }
 }
