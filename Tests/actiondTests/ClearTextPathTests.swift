@@ -27,8 +27,9 @@ struct ClearTextPathTests {
             ProtectedTextTests.remove(otherKeyFile)
         }
         let suffix = UUID().uuidString.prefix(6)
-        let (sqlUser, submitUser, deadUser) = ("sql-\(suffix)", "cli-\(suffix)", "dead-\(suffix)")
+        let (sqlUser, submitUser, deadUser, pausedUser) = ("sql-\(suffix)", "cli-\(suffix)", "dead-\(suffix)", "paused-\(suffix)")
         let (sqlMark, submitMark, deadMark) = ("SQLMARK-\(UUID().uuidString)", "CLIMARK-\(UUID().uuidString)", "DEADMARK-\(UUID().uuidString)")
+        let pausedMark = "PAUSEDMARK-\(UUID().uuidString)"
         try await TestDatabase.with { db in
             func run(_ arguments: [String], input: String? = nil, keys: String? = nil) async throws -> ActiondProcess.Result {
                 let result = try await ActiondProcess.run(arguments, database: db.url, input: input, environment: ["ACTIOND_KEY_FILE": keys ?? keyFile])
@@ -37,8 +38,11 @@ struct ClearTextPathTests {
             }
             _ = try await run(["migrate"])  // publishes the key file's intake key
 
-            // Plain SQL submit: non-string elements beside the text, in clear until a worker takes it.
-            try await ProtectedTextTests.submitSQL([Self.localized("\(sqlUser)-sent", user: sqlUser, marker: sqlMark, at: 1)], db)
+            // Plain SQL submit: non-string elements beside the text, in clear until a worker takes
+            // it; a paused person's stays so until the forget.
+            _ = try await run(["pause", "--user", pausedUser])
+            try await ProtectedTextTests.submitSQL([Self.localized("\(sqlUser)-sent", user: sqlUser, marker: sqlMark, at: 1),
+                                                    Self.localized("\(pausedUser)-sent", user: pausedUser, marker: pausedMark, at: 1)], db)
             // actiond submit: a reply whose text key is written with a JSON escape, and a
             // notification whose alert and argument keys are too.
             let escaped = [
@@ -76,6 +80,7 @@ struct ClearTextPathTests {
             let worked = try await ProtectedTextTests.pgDump(db.url)
             #expect(!worked.contains(sqlMark) && !worked.contains(submitMark) && !worked.contains(deadMark), "no marker in any table after the workers")
             #expect(worked.contains(intakeSealed))
+            #expect(worked.contains("\(pausedMark) meet at 5"), "a paused person's event waits in clear (the forget below must reach it)")
             let sqlAlert = try await db.scalar("""
                 SELECT (data #> '{payload,aps,alert}')::text FROM actiond.events WHERE id = \(sqlUser + "-sent")
                 """, as: String.self)
@@ -93,10 +98,11 @@ struct ClearTextPathTests {
             #expect(try await ProtectedTextReader.replies(db, user: submitUser, keys: keys) == ["\(submitMark) reply"])
 
             // A forget of each: none of their text, in any form anyone could open, remains.
-            for user in [sqlUser, submitUser, deadUser] { _ = try await run(["forget", user]) }
+            for user in [sqlUser, submitUser, deadUser, pausedUser] { _ = try await run(["forget", user]) }
             let forgotten = try await ProtectedTextTests.pgDump(db.url)
             #expect(!forgotten.contains(intakeSealed), "the dead letter's intake-sealed text is rewritten by the forget")
             #expect(!forgotten.contains(sqlMark) && !forgotten.contains(submitMark) && !forgotten.contains(deadMark))
+            #expect(!forgotten.contains(pausedMark), "the paused person's non-string arguments are forgotten with the rest")
             #expect(try await db.scalar("""
                 SELECT data ? 'text_forgotten' AND NOT data ?| array['text', 'text_sealed'] FROM actiond.events WHERE id = \(deadUser + "-reply")
                 """, as: Bool.self))

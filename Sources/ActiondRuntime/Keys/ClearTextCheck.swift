@@ -61,7 +61,8 @@ package struct ClearTextCheck: Sendable {
         return ProtectedFields.holdsTextNotAtRest(data, type: type, protectsAlert: protects, isAtRest: { _ in true })
     }
 
-    /// The log, in one statement: the rows a worker took (with an outcome, or held).
+    /// The log, in one statement: the rows a worker took (with an outcome, or held). (Every
+    /// subquery selects 1: Citus cannot plan an empty select list over a distributed table.)
     private func log(_ registry: CategoryRegistry?, _ deadline: ContinuousClock.Instant) async throws -> Bool? {
         let protecting = (registry?.categories ?? []).map(\.identifier).filter { router.protectsAlert(category: $0, in: registry) }
         let fields = ProtectedFields.alertFields + ProtectedFields.alertArgumentFields
@@ -72,11 +73,11 @@ package struct ClearTextCheck: Sendable {
                     WHERE ((e.type = 'notification.response' AND coalesce(e.data -> 'text', 'null') <> 'null')
                            OR (e.type = 'notification.sent' AND e.data #>> '{payload,aps,category}' = ANY(\(protecting))
                                AND (jsonb_typeof(e.data #> '{payload,aps,alert}') NOT IN ('object', 'null')
-                                    OR exists (SELECT FROM jsonb_each(CASE WHEN jsonb_typeof(e.data #> '{payload,aps,alert}') = 'object'
+                                    OR exists (SELECT 1 FROM jsonb_each(CASE WHEN jsonb_typeof(e.data #> '{payload,aps,alert}') = 'object'
                                                                           THEN e.data #> '{payload,aps,alert}' ELSE '{}' END) f
                                                WHERE f.key = ANY(\(fields)) AND f.value <> 'null'))))
-                      AND (exists (SELECT FROM actiond.outcomes o WHERE o.user_id = e.user_id AND o.position = e.position)
-                           OR exists (SELECT FROM actiond.held h WHERE h.user_id = e.user_id AND h.position = e.position)))
+                      AND (exists (SELECT 1 FROM actiond.outcomes o WHERE o.user_id = e.user_id AND o.position = e.position)
+                           OR exists (SELECT 1 FROM actiond.held h WHERE h.user_id = e.user_id AND h.position = e.position)))
                 """, logger: logger).collect().first?.decode(Bool.self) ?? false
         }
     }
