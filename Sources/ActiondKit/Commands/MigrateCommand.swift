@@ -33,10 +33,11 @@ struct MigrateCommand: AsyncParsableCommand {
             } else {
                 for name in report.applied { print("applied \(name)") }
             }
-            switch try await KeyStore.clearTextRemains(client: client, logger: logger) {
-            case true?: print("protected text from before sealing is still in clear: run \(Installed.commandName) keys reseal (safe while workers run)")
-            case nil: print("could not tell within 5 s whether protected text from before sealing is still in clear: run \(Installed.commandName) keys reseal to be sure")
-            case false?: break
+            let clear = try await ClearTextCheck(client: client, router: EventRouter(handlers: Installed.handlers), logger: logger).run()
+            if !clear.tables.isEmpty {
+                print("protected text from before sealing is still in clear: run \(Installed.commandName) keys reseal (safe while workers run); found in \(clear.tables.joined(separator: ", "))")
+            } else if !clear.complete {
+                print("could not tell within 5 s whether protected text from before sealing is still in clear: run \(Installed.commandName) keys reseal to be sure")
             }
             if report.objects > 0 { print("applied \(report.objects) functions, views and grants (Schema/functions, views, grants)") }
             for view in report.views { print("installed handler report view \(view)") }
