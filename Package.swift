@@ -232,6 +232,7 @@ let package = Package(
                 "ActiondPostgres",
                 "ActiondSealing",
                 "ActiondRuntime",
+                "ActiondTooling",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -24,7 +24,14 @@
 --
 -- only_user: claim that user alone, if its turn has come and no other worker holds it (a
 -- worker finding which user a failed batch's error belongs to; see BatchProcessor).
-create function actiond.claim(max_users bigint, max_events bigint, only_user text default null)
+--
+-- idle: also one row for each user claimed with nothing waiting (every column but user_id
+-- null): a user whose order lock a producer held when a worker emptied its queue keeps its
+-- row (advance_claimed_users), and if that producer rolled back, nothing is left behind it.
+-- The worker names such users among its batch's claimed users, and its commit releases them.
+-- (Off by default: a worker of an earlier build reads every row as an event.)
+create function actiond.claim(max_users bigint, max_events bigint, only_user text default null,
+                               idle boolean default false)
 returns table ("position" bigint, user_id text, attempts integer, id text, type text,
                occurred_at timestamptz, data text, submitted_at timestamptz, category_version integer,
                database_now timestamptz)
@@ -82,7 +89,7 @@ begin
     return query
     select q.position, u.user_id, q.attempts, q.id, q.type, q.occurred_at, q.data::text, q.submitted_at, version, clock
     from actiond.waiting_users u
-    cross join lateral (
+    left join lateral (
         -- The user's waiting events (pending_events.sql): the exceptions kept in the queue,
         -- all at or below the mark, then the log after the mark, in position order. The log
         -- part is one range of the log's (user_id, position) key.
@@ -101,8 +108,8 @@ begin
                limit per_user)) x
         order by x.position
         limit per_user
-    ) q
-    where u.user_id = any(claimed)
+    ) q on true
+    where u.user_id = any(claimed) and (q.position is not null or idle)
     order by q.position;
 end
 $$;

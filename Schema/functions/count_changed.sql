@@ -4,10 +4,13 @@
 -- between counters and, when `changed_at` is given, counts as a decision in that minute (its
 -- +1 rows); a dead letter retried (retry_dead) leaves its counter until it is decided again.
 -- See count_decided for the keys (`near_user`) and why functions, not triggers, keep the counters.
-create function actiond.count_changed(changes jsonb, changed_at timestamptz, near_user text default null) returns void
+-- `counter`: a key of the caller's instead (retry_dead: a key no worker writes, so that an
+-- operator's open transaction never holds a counter row or key lock a worker waits for).
+create function actiond.count_changed(changes jsonb, changed_at timestamptz, near_user text default null,
+                                      counter text default null) returns void
 language plpgsql volatile as $$
 declare
-    me constant text := actiond.counter_key(near_user);
+    me constant text := coalesce(counter, actiond.counter_key(near_user));
 begin
     if changes is null or jsonb_array_length(changes) = 0 then
         return;

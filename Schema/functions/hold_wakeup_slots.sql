@@ -6,7 +6,11 @@
 -- (take_wakeup_slot). Session locks, released when the connection closes or by
 -- release_wakeup_slots.
 create function actiond.hold_wakeup_slots() returns integer[]
-language plpgsql volatile as $$
+language plpgsql volatile
+-- Runs as its owner, like every function that takes an advisory lock: only actiond_owner may
+-- call the advisory lock functions where migrate could fence them (roles/advisory_locks.sql).
+security definer set search_path = actiond, pg_temp
+as $$
 begin
     return array(select s.slot from generate_series(0, 63) as s(slot)
                  where not pg_try_advisory_lock_shared(1633907814, s.slot)

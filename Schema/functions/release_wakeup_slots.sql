@@ -2,7 +2,11 @@
 -- wake-up slot its session holds (as often as it took each), so producers stop notifying for
 -- it and the pooled connection carries none.
 create function actiond.release_wakeup_slots() returns void
-language plpgsql volatile as $$
+language plpgsql volatile
+-- Runs as its owner, like every function that takes an advisory lock: only actiond_owner may
+-- call the advisory lock functions where migrate could fence them (roles/advisory_locks.sql).
+security definer set search_path = actiond, pg_temp
+as $$
 begin
     -- pg_locks shows a slot taken twice once: release until none is left (a slot is taken
     -- at most once per hold, so a few rounds do).

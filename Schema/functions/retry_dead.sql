@@ -39,7 +39,10 @@ begin
     queued_users := array(select distinct q.user_id from actiond.requeued_events q
                           where q.user_id = any(users) and q.position = any(requeued));
     perform actiond.add_waiting_users(queued_users);
-    perform actiond.count_changed(changes, null);
+    -- Under a counter key of its own, never a worker's (the backend's pid modulo 64): the
+    -- caller (an operator's console action, whose transaction may last) holds that key's lock
+    -- and rows until it ends, and a worker's commit must never wait for them.
+    perform actiond.count_changed(changes, null, counter => 'dead letters retried');
     perform actiond.wake_workers();
     return query select unnest(requeued);
 end

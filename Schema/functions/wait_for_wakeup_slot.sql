@@ -6,6 +6,9 @@
 -- transaction never holds up a worker's shutdown.
 create function actiond.wait_for_wakeup_slot(slot integer) returns void
 language sql volatile
+-- Runs as its owner, like every function that takes an advisory lock: only actiond_owner may
+-- call the advisory lock functions where migrate could fence them (roles/advisory_locks.sql).
+security definer set search_path = actiond, pg_temp
 set lock_timeout = '1s'
 as $$
     select pg_advisory_xact_lock_shared(1633907814, slot)

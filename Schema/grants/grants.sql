@@ -25,7 +25,7 @@ grant execute on function actiond.category_document(integer) to actiond_producer
 
 -- Workers claim, read state, write a batch's results, sweep holds and sample the queue.
 grant execute on function
-    actiond.claim(bigint, bigint, text),
+    actiond.claim(bigint, bigint, text, boolean),
     actiond.claim_batch(bigint, bigint, text),
     actiond.load_streams(text[], text[], text[], text[], text[]),
     actiond.load_stash(text[]),

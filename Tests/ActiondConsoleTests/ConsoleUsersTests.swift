@@ -1,5 +1,6 @@
 @testable import ActiondConsole
 import Foundation
+import Logging
 import Testing
 
 @Suite("The console's users file")
@@ -63,6 +64,45 @@ struct ConsoleUsersTests {
         let path = temporaryPath()
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try Data("[1, 2]".utf8).write(to: URL(fileURLWithPath: path))
+        chmod(path, 0o600)
         #expect { try ConsoleUsers.load(path) } throws: { "\($0)".contains(path) && "\($0)".contains("not a users file") }
+    }
+
+    @Test func aFileGroupOrOthersMayReadIsRefusedNamingItAndTheRule() throws {
+        let path = temporaryPath()
+        var users = ConsoleUsers()
+        try users.add(name: "ana", role: .operator, password: "correct horse battery", cost: 4)
+        try users.save(to: path)
+        for mode in [0o644, 0o640, 0o604] as [mode_t] {
+            chmod(path, mode)
+            #expect { try ConsoleUsers.load(path) } throws: {
+                "\($0)".contains(path) && "\($0)".contains("may be read by group or others (mode \(String(mode, radix: 8)))") && "\($0)".contains("chmod 600")
+            }
+        }
+        chmod(path, 0o600)
+        #expect(try ConsoleUsers.load(path).users.count == 1)
+    }
+
+    @Test func theFileIsReadAgainWhenItChangesAndRefusedWhileOthersMayReadIt() throws {
+        let path = temporaryPath()
+        var users = ConsoleUsers()
+        try users.add(name: "ana", role: .operator, password: "correct horse battery", cost: 4)
+        try users.add(name: "bo", role: .operator, password: "correct horse battery", cost: 4)
+        try users.save(to: path)
+        let file = ConsoleUsersFile(path: path, logger: Logger(label: "test"))
+        #expect(try file.current().get().user(named: "bo")?.role == .operator)
+        // Changed as `console users` changes it: written beside, renamed over.
+        _ = users.remove(name: "ana")
+        try users.add(name: "bo", role: .viewer, password: "correct horse battery", cost: 4)
+        try users.save(to: path)
+        #expect(try file.current().get().user(named: "ana") == nil)
+        #expect(try file.current().get().user(named: "bo")?.role == .viewer)
+        chmod(path, 0o644)
+        #expect(throws: ConsoleUsersError.self) { try file.current().get() }
+        chmod(path, 0o600)
+        #expect(try file.current().get().user(named: "bo")?.role == .viewer)
+        // Removed altogether: nobody, never everybody.
+        try FileManager.default.removeItem(atPath: path)
+        #expect(try file.current().get().users.isEmpty)
     }
 }

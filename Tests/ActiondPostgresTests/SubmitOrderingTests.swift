@@ -81,7 +81,7 @@ struct SubmitOrderingTests {
         try await worker.query("SELECT actiond.commit_batch(\(batch)::jsonb)", logger: db.logger).drain()
     }
 
-    @Test func aWorkerEmptyingAUserKeepsAnEventSubmittedBeforeItsDelete() async throws {
+    @Test func aWorkerEmptyingAUserWhoseLockAProducerHoldsKeepsHerRowAndDoesNotWait() async throws {
         try await TestDatabase.with { db in
             let submitter = EventSubmitter(client: db.client, logger: db.logger)
             _ = try await submitter.submit([Self.event("alice-0", user: "alice")])
@@ -90,19 +90,50 @@ struct SubmitOrderingTests {
                     // A producer holds alice's order lock with alice-1 uncommitted...
                     try await producer.query("BEGIN", logger: db.logger).drain()
                     try await producer.query("SELECT actiond.submit(\(Self.event("alice-1", user: "alice"))::jsonb)", logger: db.logger).drain()
-                    try await withThrowingTaskGroup(of: Void.self) { group in
-                        // ...while a worker that saw only alice-0 ends its batch: it waits.
-                        group.addTask { try await Self.commitAlicesEvent(on: worker, db) }
-                        try await Self.waitForAdvisoryLockWait(db)
-                        try await producer.query("COMMIT", logger: db.logger).drain()
-                        try await group.waitForAll()
-                    }
+                    // ...while a worker that saw only alice-0 ends its batch: it does not wait
+                    // for her lock (the suite's time limit would end it), and keeps her row.
+                    try await Self.commitAlicesEvent(on: worker, db)
                     try await worker.query("COMMIT", logger: db.logger).drain()
+                    #expect(try await db.scalar("SELECT count(*) FROM actiond.waiting_users WHERE user_id = 'alice'", as: Int.self) == 1)
+                    try await producer.query("COMMIT", logger: db.logger).drain()
                 }
             }
             #expect(try await db.scalar("SELECT count(*) FROM actiond.pending_events q JOIN actiond.events e USING (position) WHERE e.id = 'alice-1'", as: Int.self) == 1)
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.pending_events q JOIN actiond.events e USING (position) WHERE e.id = 'alice-0'", as: Int.self) == 0,
+                    "what the batch decided stays decided")
             #expect(try await db.scalar("SELECT count(*) FROM actiond.waiting_users WHERE user_id = 'alice'", as: Int.self) == 1,
                     "alice has a pending event, so she must still have her row")
+        }
+    }
+
+    @Test func aUserKeptForAProducerThatRolledBackIsClaimedIdleAndReleased() async throws {
+        try await TestDatabase.with { db in
+            let submitter = EventSubmitter(client: db.client, logger: db.logger)
+            _ = try await submitter.submit([Self.event("alice-0", user: "alice"), Self.event("bob-0", user: "bob")])
+            try await db.client.withConnection { producer in
+                try await db.client.withConnection { worker in
+                    try await producer.query("BEGIN", logger: db.logger).drain()
+                    try await producer.query("SELECT actiond.submit(\(Self.event("alice-1", user: "alice"))::jsonb)", logger: db.logger).drain()
+                    try await Self.commitAlicesEvent(on: worker, db)
+                    try await worker.query("COMMIT", logger: db.logger).drain()
+                    try await producer.query("ROLLBACK", logger: db.logger).drain()
+                    // A worker of an earlier build asks claim without `idle`: it never sees such a row.
+                    #expect(try await db.scalar("SELECT count(*) FROM actiond.claim(100, 500) WHERE user_id = 'alice'", as: Int.self) == 0)
+                    // Nothing waits behind alice's row now: the next claim says so (kind
+                    // 'idle', her id alone) beside bob's event, and its commit releases her.
+                    try await worker.query("BEGIN", logger: db.logger).drain()
+                    let rows = try await worker.query("SELECT kind, position, user_id FROM actiond.claim_batch(100, 500)", logger: db.logger)
+                        .collect().map { try $0.decode((String, Int64?, String).self) }
+                    #expect(rows.filter { $0.0 != "key" && $0.0 != "fence" }.map { "\($0.0) \($0.2) \($0.1 == nil)" }.sorted()
+                            == ["event bob false", "idle alice true"], "\(rows)")
+                    let bob = try #require(rows.first { $0.0 == "event" }?.1)
+                    let batch = #"{"done":[{"position":\#(bob),"user":"bob","outcome":"applied","attempts":1}],"claimed":["alice","bob"]}"#
+                    try await worker.query("SELECT actiond.commit_batch(\(batch)::jsonb)", logger: db.logger).drain()
+                    try await worker.query("COMMIT", logger: db.logger).drain()
+                }
+            }
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.waiting_users", as: Int.self) == 0)
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.pending_events", as: Int.self) == 0)
         }
     }
 

@@ -1,4 +1,5 @@
 @testable import ActiondRuntime
+import ActiondTestSupport
 import PostgresNIO
 import Synchronization
 import Testing
@@ -28,11 +29,19 @@ struct WorkerSignalsTests {
         #expect(signals.waiting == 0)
     }
 
-    @Test func aCancelledWaiterReturns() async {
+    /// A waiter cancelled while it waits returns at once, not at its 60 s timeout, and leaves
+    /// no waiter counted.
+    @Test func aCancelledWaiterReturns() async throws {
         let signals = WorkerSignals()
-        let task = Task { await signals.wait(since: signals.generation, timeout: .seconds(60)) }
+        let generation = signals.generation
+        let task = Task { await signals.wait(since: generation, timeout: .seconds(60)) }
+        #expect(try await eventually(10) { signals.waiting == 1 }, "the task is waiting")
+        let cancelled = ContinuousClock.now
         task.cancel()
         await task.value
+        #expect(cancelled.duration(to: .now) < .seconds(10), "returned on cancellation, not after the 60 s timeout")
+        #expect(signals.waiting == 0, "no waiter left behind")
+        #expect(signals.generation == generation && !signals.isStopping, "a cancellation is neither a wake-up nor a stop")
     }
 
     @Test func wakeAndStopEndWaitsAtOnce() async throws {

@@ -72,10 +72,10 @@ struct DeploymentStepsTests {
         }
     }
 
-    /// `actiond ARGUMENTS --database-url URL` with the deployment's key file, as the page runs it.
+    /// `actiond ARGUMENTS` with the deployment's key file and the login's URL in `DATABASE_URL`
+    /// (its password never on the command line), as the page runs it.
     static func actiond(_ arguments: [String], as url: DatabaseURL?, keyFile: String?, input: String? = nil) async throws -> ActiondProcess.Result {
-        try await ActiondProcess.run(arguments + (url.map { ["--database-url", $0.string] } ?? []), database: nil, input: input,
-                                     environment: ["ACTIOND_KEY_FILE": keyFile])
+        try await ActiondProcess.run(arguments, database: url, input: input, environment: ["ACTIOND_KEY_FILE": keyFile])
     }
 
     @Test func theDocumentedFirstDeploymentGivesEachLoginItsJobAndRefusesTheRest() async throws {
@@ -122,10 +122,23 @@ struct DeploymentStepsTests {
                 #expect(migrate.standardOutput.contains("applied 001_baseline.sql") && migrate.standardOutput.contains("loaded the default categories"),
                         "\(migrate.standardOutput)")
 
-                // Step 5: the logins, then the migrating login without CREATEROLE migrates still.
+                // The migrating login is no superuser: it could not fence the advisory lock
+                // functions, and says so with the statement a superuser runs (step 5).
+                let warning = "warning: the advisory lock functions are not fenced in this database"
+                #expect(migrate.standardOutput.contains(warning) && migrate.standardOutput.contains("pg_advisory_lock(bigint)")
+                        && migrate.standardOutput.contains("revoke execute on function"), "\(migrate.standardOutput)")
+
+                // Step 5: the logins and the fence, then the migrating login without CREATEROLE
+                // migrates still, and finds the functions fenced.
                 for statement in logins { try await Self.runAsSuperuser(try names.apply(statement), on: server, logger: db.logger) }
+                for statement in Migration.advisoryLocks {
+                    try await Self.runAsSuperuser(statement, on: server.with(database: names.database), logger: db.logger)
+                }
                 let again = try await Self.actiond(["migrate"], as: url("actiond_migrator"), keyFile: keyFile)
                 #expect(again.status == 0 && again.standardOutput.contains("schema up to date"), "\(again.standardError)")
+                #expect(!again.standardOutput.contains(warning), "\(again.standardOutput)")
+                #expect(try await RoleTests.failure("SELECT pg_advisory_lock(7446901001)", as: url("workers"), logger: db.logger)
+                        == SQLState.insufficientPrivilege.rawValue)
 
                 // Step 7: the producer submits with the intake public key only, no key file.
                 let intake = try await Self.actiond(["keys", "intake-public-key", "--key-file", keyFile], as: nil, keyFile: nil)

@@ -70,6 +70,9 @@ struct OperationsEndpointTests {
             let port = try #require(try await HTTPProbe.loggedPort { worker.standardErrorSoFar })
             #expect(try await eventually { await HTTPProbe.get(port: port, "/health/ready")?.status == 200 })
             #expect(await HTTPProbe.get(port: port, "/health/live")?.status == 200)
+            // With no --http-host the endpoint is on loopback only (metrics and health carry no
+            // authentication): the log line names the address it took.
+            #expect(worker.standardErrorSoFar.contains(#""http_host":"127.0.0.1""#), "\(worker.standardErrorSoFar)")
 
             try await db.client.query("ALTER SCHEMA actiond RENAME TO actiond_away", logger: db.logger).drain()
             var ready: (status: Int, body: String)?

@@ -92,8 +92,8 @@ struct SealFenceTests {
                 #expect(answer.message?.hasPrefix("data: ") == true, "\(answer)")
                 #expect(answer.message?.contains("workers cannot read") == true)
             }
-            // Through actiond submit: refused before sending (the line may hold text it cannot
-            // seal), and the same without a protected field (refused by the database).
+            // Through actiond submit: refused before sending, with or without a protected field
+            // (it cannot tell which a line it cannot read holds), as the database refuses it.
             let lines = cases.enumerated().map { EventLine.json("cli-\($0.offset)", "notification.response", user: "bob", at: 0, data: $0.element.data) }
                 + [EventLine.json("cli-plain", "meeting.cancelled", user: "bob", at: 0, data: #"{"meeting_id":"m","n":1e400}"#)]
             let run = try await ActiondProcess.run(["submit", "-"], database: db.url, input: lines.joined(separator: "\n"))

@@ -36,14 +36,15 @@ struct StashKillTests {
             let unlocks = (0..<Self.users).map { EventLine.json("u\($0)-unlock", "protected_data.available", user: "u\($0)", data: "{}") }
             #expect(try await ActiondProcess.run(["submit", "-"], database: db.url, input: unlocks.joined(separator: "\n")).status == 0)
             var killedMidway = 0
+            var delays = RandomDelays("StashKillTests")
             for _ in 0..<3 {
                 let before = try await db.scalar("SELECT count(*) FROM actiond.stash", as: Int.self)
                 if before == 0 { break }
                 let worker = try ActiondProcess.start(["work", "--concurrency", "2", "--batch-size", "20"], database: db.url)
-                while try await db.scalar("SELECT count(*) FROM actiond.stash", as: Int.self) == before {
-                    try await Task.sleep(for: .milliseconds(2))
-                }
-                try await Task.sleep(for: .milliseconds(Int.random(in: 0...60)))
+                #expect(try await eventually(every: .milliseconds(2)) {
+                    try await db.scalar("SELECT count(*) FROM actiond.stash", as: Int.self) < before
+                }, "the worker integrated some of the stash")
+                try await Task.sleep(for: delays.milliseconds(in: 0...60))
                 worker.send(SIGKILL)
                 _ = try await worker.exit()
                 if try await db.scalar("SELECT count(*) FROM actiond.stash", as: Int.self) > 0 { killedMidway += 1 }

@@ -50,6 +50,7 @@ struct WorkCommandTests {
             #expect(submitted.status == 0, "\(submitted.standardError)")
             var killedMidway = 0
             var more = 0
+            var delays = RandomDelays("WorkCommandTests")
             for round in 0..<5 {
                 let before = try await Self.count(db, "outcomes")
                 let worker = try ActiondProcess.start(["work", "--concurrency", "4", "--batch-size", "200"], database: db.url)
@@ -58,8 +59,9 @@ struct WorkCommandTests {
                 #expect(extra.status == 0)
                 more += 1000
                 // Let it make progress, then kill it at an arbitrary moment mid-batch.
-                while try await Self.count(db, "outcomes") == before { try await Task.sleep(for: .milliseconds(5)) }
-                try await Task.sleep(for: .milliseconds(Int.random(in: 0...150)))
+                #expect(try await eventually(every: .milliseconds(5)) { try await Self.count(db, "outcomes") > before },
+                        "the worker decided something in round \(round)")
+                try await Task.sleep(for: delays.milliseconds(in: 0...150))
                 worker.send(SIGKILL)
                 let ended = try await worker.exit()
                 #expect(ended.status == 128 + SIGKILL)

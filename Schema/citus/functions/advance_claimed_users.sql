@@ -37,22 +37,28 @@ begin
 
     -- Then the order locks (lock_users) of the claimed users left with nothing waiting, whose
     -- "has work" row is deleted (unless a producer that held the lock added an event
-    -- meanwhile: the delete's snapshot, taken after the lock, sees it). Held responses waiting
-    -- for the notifications recorded here go back to their users' queues where those users'
-    -- locks are free (requeue_held): a worker never waits for another user's producer; the
+    -- meanwhile: the delete's snapshot, taken after the lock, sees it). Only the locks free
+    -- now (wait => false): a lock another transaction holds (a producer's, between its submit
+    -- and its commit, for as long as it likes) fails that user alone, never the batch. Its
+    -- row stays, with its new mark below (what this batch decided stays decided), and it is
+    -- claimed again later: then the producer's event is visible, or, if it rolled back, the
+    -- claim finds the user with nothing waiting and reports it (claim's `idle`), and that
+    -- batch releases it. No wake-up is lost: a row that stays keeps the user in line.
+    -- Held responses waiting for the notifications recorded here go back to their users'
+    -- queues where those users' locks are free (requeue_held), for the same reason; the
     -- hold sweeper moves the rest (on a distributed database commit_batch passes only the
     -- batch's own users' responses, so that the batch stays on its one shard group).
     -- (From waiting_users, where the claimed users' rows are locked, not from unnest(users):
     -- Citus pushes a correlated subquery down only between co-located tables.)
-    emptied := array(
+    emptied := actiond.lock_users(array(
         select u.user_id
         from actiond.waiting_users u
         left join unnest(marked_users, marks) as m(user_id, mark) on m.user_id = u.user_id
         where u.user_id = any(users)
           and not exists (select 1 from actiond.requeued_events q where q.user_id = u.user_id)
           and not exists (select 1 from actiond.events e
-                          where e.user_id = u.user_id and e.position > greatest(u.mark, m.mark)));
-    perform actiond.lock_users(emptied);
+                          where e.user_id = u.user_id and e.position > greatest(u.mark, m.mark))),
+        wait => false);
 
     if cardinality(held_positions) > 0 then
         perform actiond.requeue_held(held_users, held_positions);
@@ -67,12 +73,11 @@ begin
       and not exists (select 1 from actiond.events ev
                       where ev.user_id = u.user_id and ev.position > greatest(u.mark, e.mark));
 
-    -- Last, the rows of the users with events left: their marks, and their turns. Written
-    -- only now, after the order locks above: a producer adding an event for one of these
-    -- users (holding its order lock) waits for this transaction's new row version when it
-    -- inserts the user's row; were the row written before lock_users, a producer holding one
-    -- user's lock and inserting another's row, this worker's, would wait for the worker while
-    -- the worker waited for its lock: a deadlock. Turns: a claimed user with events left
+    -- Last, the rows of the users with events left (and of those whose lock was busy): their
+    -- marks, and their turns. Written only now, after the order locks above: a producer adding
+    -- an event for one of these users (holding its order lock) waits for this transaction's
+    -- new row version when it inserts the user's row, and this transaction then waits for no
+    -- lock of theirs (the order locks are only tried). Turns: a claimed user with events left
     -- goes to the back of the line, behind every user whose turn came before now (claim takes
     -- users by run_at), so that a long backlog does not keep a newcomer waiting; a user in
     -- backoff keeps its later time. The claim's row locks are held here, so this waits for no one.

@@ -5,7 +5,9 @@
 -- oldest range first, until it gets some. A batch's users thus share a shard group, and every
 -- statement of the worker's transaction routes to one node. Users are served oldest range
 -- first instead of oldest user first (docs/citus.md 4.1).
-create function actiond.claim(max_users bigint, max_events bigint, only_user text default null)
+-- `idle`: as in functions/claim.sql.
+create function actiond.claim(max_users bigint, max_events bigint, only_user text default null,
+                               idle boolean default false)
 returns table ("position" bigint, user_id text, attempts integer, id text, type text,
                occurred_at timestamptz, data text, submitted_at timestamptz, category_version integer,
                database_now timestamptz)
@@ -84,7 +86,7 @@ begin
     return query
     select q.position, u.user_id, q.attempts, q.id, q.type, q.occurred_at, q.data::text, q.submitted_at, version, clock
     from actiond.waiting_users u
-    cross join lateral (
+    left join lateral (
         -- The user's waiting events (pending_events.sql): the exceptions kept in the queue,
         -- all at or below the mark, then the log after the mark, in position order. The log
         -- part is one range of the log's (user_id, position) key.
@@ -105,8 +107,8 @@ begin
                limit per_user)) x
         order by x.position
         limit per_user
-    ) q
-    where u.user_id = any(claimed)
+    ) q on true
+    where u.user_id = any(claimed) and (q.position is not null or idle)
     order by q.position;
 end
 $$;

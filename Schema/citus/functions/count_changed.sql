@@ -1,10 +1,11 @@
 -- count_changed on a distributed database (functions/count_changed.sql says what it counts): the
 -- same rows, as one INSERT … VALUES each (insert_values), which Citus commits in one phase
 -- with the rest of the worker's batch.
-create function actiond.count_changed(changes jsonb, changed_at timestamptz, near_user text default null) returns void
+create function actiond.count_changed(changes jsonb, changed_at timestamptz, near_user text default null,
+                                      counter text default null) returns void
 language plpgsql volatile as $$
 declare
-    me constant text := actiond.counter_key(near_user);
+    me constant text := coalesce(counter, actiond.counter_key(near_user));
 begin
     if changes is null or jsonb_array_length(changes) = 0 then
         return;

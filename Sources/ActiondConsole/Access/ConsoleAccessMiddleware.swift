@@ -5,39 +5,53 @@ import HummingbirdAuth
 import Logging
 
 /// Finds who makes each request, before any page runs: on loopback without a users file the
-/// local viewer; behind a proxy, the trusted header's name (listed in the users file); else
-/// the signed-in session. Nobody: a page request goes to the sign-in page, anything else is
-/// refused (401).
+/// local viewer; behind a proxy, the header's name when a trusted proxy (`--trusted-proxy`)
+/// sent it and the users file lists it; else the signed-in session. Nobody: a page request
+/// goes to the sign-in page, anything else is refused (401). Behind a proxy, a missing
+/// header, an untrusted peer and a name not listed get one and the same answer, so the
+/// answer tells nobody which names exist.
 package struct ConsoleAccessMiddleware: RouterMiddleware {
     package typealias Context = ConsoleContext
 
-    let users: ConsoleUsers?
+    let users: ConsoleUsersFile?
     let configuration: ConsoleConfiguration
+    let proxies: TrustedProxies
 
-    package init(users: ConsoleUsers?, configuration: ConsoleConfiguration) {
+    package init(users: ConsoleUsersFile?, configuration: ConsoleConfiguration) {
         self.users = users
         self.configuration = configuration
+        self.proxies = configuration.proxies
     }
+
+    static let notSignedInBehindProxy = "Not signed in: this console takes who you are from its proxy."
+
 
     package func handle(_ request: Request, context: ConsoleContext, next: (Request, ConsoleContext) async throws -> Response) async throws -> Response {
         var context = context
-        guard let users else {
+        guard let file = users else {
             context.person = ConsolePerson(name: "local viewer", role: .viewer)
             context.readOnlyReason = "Read-only: no users file, so nobody signs in and no action is offered (console users add NAME --role operator)."
             return try await next(request, context)
         }
+        // The file as it is now: a person removed or given another role since their session
+        // began counts as the file says at this request.
+        let users: ConsoleUsers
+        switch file.current() {
+        case .success(let current): users = current
+        case .failure(let error): return ConsoleResponses.text(.serviceUnavailable, "Nobody may sign in: \(error).")
+        }
         if configuration.behindProxy {
-            guard let field = HTTPField.Name(configuration.proxyUserHeader), let name = request.headers[field], !name.isEmpty else {
-                return ConsoleResponses.text(.unauthorized, "The proxy sent no \(configuration.proxyUserHeader) header.")
-            }
-            guard let user = users.user(named: name) else {
-                return ConsoleResponses.text(.forbidden, "This name is not in the console's users file.")
+            // The header from anyone but a trusted proxy is not read at all.
+            guard proxies.trusts(context.peer), let field = HTTPField.Name(configuration.proxyUserHeader),
+                  let name = request.headers[field], let user = users.user(named: name) else {
+                if !proxies.trusts(context.peer) && HTTPField.Name(configuration.proxyUserHeader).flatMap({ request.headers[$0] }) != nil {
+                    context.logger.notice("console user header from a peer that is not a trusted proxy ignored", metadata: ["http_peer": "\(context.peer?.description ?? "unknown")"])
+                }
+                return ConsoleResponses.text(.unauthorized, ConsoleAccessMiddleware.notSignedInBehindProxy)
             }
             context.person = ConsolePerson(name: user.name, role: user.role)
             return try await next(request, context)
         }
-        // A session of a person since removed from the file (or whose role changed) counts
-        // as the file says now.
         if let session = context.sessions.session, let user = users.user(named: session.name) {
             context.person = ConsolePerson(name: user.name, role: user.role)
             return try await next(request, context)

@@ -12,12 +12,19 @@ package struct ConsoleConfiguration: Sendable {
     /// Trust `proxyUserHeader` for the person's name (their role comes from the users file).
     package var behindProxy: Bool
     package var proxyUserHeader: String
+    /// The peers (CIDR ranges) whose `proxyUserHeader` is believed; loopback by default.
+    package var trustedProxies: [String]
+    /// More names people reach the console by (`NAME` or `NAME:PORT`): a proxy's, a
+    /// published port's. The listen address, `localhost` and the certificate's names are
+    /// always its names.
+    package var publicNames: [String]
     /// How long a sign-in lasts.
     package var sessionLifetime: Duration
 
     package init(host: String = "127.0.0.1", port: Int = 8080, usersFile: String? = nil,
                  tlsCertificate: String? = nil, tlsKey: String? = nil,
                  behindProxy: Bool = false, proxyUserHeader: String = "X-Remote-User",
+                 trustedProxies: [String] = TrustedProxies.loopback, publicNames: [String] = [],
                  sessionLifetime: Duration = .seconds(8 * 3600)) {
         self.host = host
         self.port = port
@@ -26,10 +33,17 @@ package struct ConsoleConfiguration: Sendable {
         self.tlsKey = tlsKey
         self.behindProxy = behindProxy
         self.proxyUserHeader = proxyUserHeader
+        self.trustedProxies = trustedProxies
+        self.publicNames = publicNames
         self.sessionLifetime = sessionLifetime
     }
 
     package var usesTLS: Bool { tlsCertificate != nil }
+
+    /// The trusted proxies' ranges (valid once `refusal` said nothing).
+    package var proxies: TrustedProxies {
+        (try? TrustedProxies.parse(trustedProxies).get()) ?? TrustedProxies(ranges: [])
+    }
 
     /// `HOST:PORT` (`[::1]:8080` for IPv6), as `--listen` takes it.
     package static func parseListen(_ text: String) -> (host: String, port: Int)? {
@@ -58,6 +72,12 @@ package struct ConsoleConfiguration: Sendable {
     package func refusal(hasUsers: Bool) -> String? {
         if (tlsCertificate == nil) != (tlsKey == nil) {
             return "--tls-cert and --tls-key go together: give both (the certificate chain and its private key, PEM)"
+        }
+        if case .failure(let error) = TrustedProxies.parse(trustedProxies) {
+            return "--trusted-proxy \(error.text.debugDescription) is refused: an address range such as 10.0.0.5/32, 192.168.0.0/16 or fd00::/8"
+        }
+        if let name = publicNames.first(where: { ConsoleNames.split($0) == nil }) {
+            return "--public-name \(name.debugDescription) is refused: a host name or address, with a port if people use one (console.example.com, console.example.com:8443, [2001:db8::1]:443)"
         }
         if behindProxy && !hasUsers {
             return "--behind-proxy needs a users file: it gives each name the proxy sends its role (\(ConsoleConfiguration.commandHint))"

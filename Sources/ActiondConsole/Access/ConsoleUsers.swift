@@ -3,8 +3,9 @@ import HummingbirdBcrypt
 import Logging
 
 /// The console's users file (`actiond console users add|remove|list`): names, roles and
-/// bcrypt hashes (salted, cost 12), as JSON, written with mode 0600. Passwords are never
-/// stored or printed.
+/// bcrypt hashes (salted, cost 12), as JSON, written with mode 0600 and refused when group or
+/// others may read it. Passwords are never stored or printed. A running console reads it
+/// through `ConsoleUsersFile`, again whenever it changes.
 package struct ConsoleUsers: Sendable {
     package struct User: Codable, Sendable, Equatable {
         package var name: String
@@ -25,9 +26,18 @@ package struct ConsoleUsers: Sendable {
 
     package init(users: [User] = []) { self.users = users }
 
-    /// The file at `path`; an absent file is an empty list (`exists` tells which).
+    /// The file at `path`; an absent file is an empty list (`exists` tells which). A file that
+    /// group or others may read is refused, as ssh refuses a private key: it holds password
+    /// hashes, which can be guessed at offline.
     package static func load(_ path: String) throws -> ConsoleUsers {
-        guard FileManager.default.fileExists(atPath: path) else { return ConsoleUsers() }
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            if errno == ENOENT { return ConsoleUsers() }
+            throw ConsoleUsersError.unreadable(path: path, reason: String(cString: strerror(errno)))
+        }
+        guard info.st_mode & 0o077 == 0 else {
+            throw ConsoleUsersError.readableByOthers(path: path, mode: String(info.st_mode & 0o777, radix: 8))
+        }
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -116,6 +126,7 @@ package struct ConsoleUsers: Sendable {
 package enum ConsoleUsersError: Error, CustomStringConvertible {
     case unreadable(path: String, reason: String)
     case unwritable(path: String)
+    case readableByOthers(path: String, mode: String)
     case invalidName(String)
     case invalidPassword(String)
 
@@ -123,6 +134,8 @@ package enum ConsoleUsersError: Error, CustomStringConvertible {
         switch self {
         case .unreadable(let path, let reason): "the console's users file \(path) cannot be read: \(reason)"
         case .unwritable(let path): "the console's users file \(path) cannot be written"
+        case .readableByOthers(let path, let mode):
+            "the console's users file \(path) may be read by group or others (mode \(mode)); it must be readable by its owner only: run chmod 600 \(path); it is refused until then"
         case .invalidName(let problem), .invalidPassword(let problem): problem
         }
     }

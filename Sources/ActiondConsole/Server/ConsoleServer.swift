@@ -11,19 +11,22 @@ import NIOSSL
 
 /// `actiond console`: the Hummingbird application serving the pages over `store`.
 ///
-/// Every request passes, in order: the security headers, the cross-site check (state-changing
-/// requests only), the session; then every page needs a person (`ConsoleAccessMiddleware`),
+/// Every request passes, in order: the security headers, the check that it was sent to one of
+/// the console's names, the cross-site check (state-changing requests only), the session; then every page needs a person (`ConsoleAccessMiddleware`),
 /// and every action an operator (`OperatorOnlyMiddleware`). Nothing changes state on GET.
 package enum ConsoleServer {
     package static func application(
-        configuration: ConsoleConfiguration, users: ConsoleUsers?, store: ConsoleStore, reportViews: [ReportView], logger: Logger
+        configuration: ConsoleConfiguration, users: ConsoleUsersFile?, store: ConsoleStore, reportViews: [ReportView], logger: Logger
     ) throws -> some ApplicationProtocol {
         let templates = try ConsoleTemplates()
         let sessions = MemoryPersistDriver()
+        let names = ConsoleNames(configuration: configuration,
+                                 certificateNames: try configuration.tlsCertificate.map(ConsoleNames.certificateNames) ?? [])
         let router = Router(context: ConsoleContext.self)
         router.add(middleware: SecurityHeadersMiddleware(tls: configuration.usesTLS))
+        router.add(middleware: HostCheckMiddleware(names: names))
         router.add(middleware: ConsoleErrorMiddleware())
-        router.add(middleware: CrossSiteMiddleware())
+        router.add(middleware: CrossSiteMiddleware(names: names))
         router.add(middleware: SessionMiddleware(storage: sessions, configuration: SessionMiddlewareConfiguration(
             sessionCookieParameters: SessionCookieParameters(name: "actiond_console", path: "/", secure: configuration.usesTLS, sameSite: .strict),
             keyPrefix: "console.", defaultSessionExpiration: configuration.sessionLifetime)))
@@ -36,7 +39,7 @@ package enum ConsoleServer {
                             body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
         }
         if let users, !configuration.behindProxy {
-            SignInPage(users: users, templates: templates, lifetime: configuration.sessionLifetime).addRoutes(to: router)
+            SignInPage(users: users, templates: templates, lifetime: configuration.sessionLifetime, throttle: SignInThrottle()).addRoutes(to: router)
         }
         let pages = router.group().add(middleware: ConsoleAccessMiddleware(users: users, configuration: configuration))
         let actions = pages.group().add(middleware: OperatorOnlyMiddleware())

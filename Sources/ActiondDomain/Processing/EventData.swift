@@ -69,7 +69,7 @@ extension [String: JSONValue] {
     var hasUnreadableAlert: Bool {
         guard let aps = self["aps"] else { return false }
         if case .bool(true)? = aps["alert" + ProtectedFields.unreadableSuffix] { return true }
-        return ProtectedFields.alertFields.contains { name in
+        return (ProtectedFields.alertFields + ProtectedFields.alertArgumentFields).contains { name in
             if case .bool(true)? = aps["alert"]?[name + ProtectedFields.unreadableSuffix] { return true }
             return false
         }

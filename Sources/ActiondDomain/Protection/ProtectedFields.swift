@@ -11,9 +11,11 @@ import Foundation
 ///   open: bad input, rejected invalid_text).
 ///
 /// Protected fields: a response's `text`; for a category whose handler `protectsAlert`, the
-/// notification's `payload.aps.alert` (a string) or its `title`, `subtitle` and `body`, and
-/// its localized arguments (`loc-args`, `title-loc-args`, `subtitle-loc-args`: arrays of
-/// strings, sealed as their JSON text).
+/// notification's `payload.aps.alert` (when it is not an object) or its `title`, `subtitle`
+/// and `body`, and its localized arguments (`loc-args`, `title-loc-args`,
+/// `subtitle-loc-args`). Each is protected whatever its JSON type (`clearText`): a string is
+/// sealed as itself; any other value as its JSON text, the argument lists always so (whatever
+/// their elements), the other fields marked by a leading U+0000; opening gives the value back.
 /// A field arriving sealed is opened whatever its category: a producer may seal more.
 package enum ProtectedFields {
     package static let sealedSuffix = "_sealed"
@@ -23,9 +25,13 @@ package enum ProtectedFields {
     /// input: its event is rejected invalid_text, never retried.
     package static let unreadableSuffix = "_unreadable"
     package static let alertFields = ["title", "subtitle", "body"]
-    /// The localized alert's arguments (arrays of strings the app formats into its text):
-    /// protected like the text itself, sealed as their JSON text.
+    /// The localized alert's arguments (arrays the app formats into its text): protected like
+    /// the text itself, sealed as their JSON text whatever the type of each element.
     package static let alertArgumentFields = ["loc-args", "title-loc-args", "subtitle-loc-args"]
+    /// What the sealed text of a field other than an argument list starts with when the value
+    /// was not a string: U+0000, then the value's JSON text. No string PostgreSQL stores can
+    /// hold U+0000 (jsonb and text refuse it), so a person's text never starts with it.
+    package static let jsonValueMark = "\u{0}"
 
     /// What the worker does with one field.
     package struct Crypt {
@@ -70,7 +76,9 @@ package enum ProtectedFields {
     /// arguments). Data that does not parse counts as holding such a field. Read from the
     /// parsed fields, not by searching the text: a person's text may contain `"aead` or a
     /// `_sealed` key name.
-    package static func holdsTextNotAtRest(_ data: String, type: EventType, isAtRest: (String) -> Bool) -> Bool {
+    /// `protectsAlert` false (a category that does not protect its alert): an alert in clear
+    /// does not count, an alert field sealed to the intake key still does.
+    package static func holdsTextNotAtRest(_ data: String, type: EventType, protectsAlert: Bool = true, isAtRest: (String) -> Bool) -> Bool {
         guard case .object(let fields)? = try? JSONValue(parsing: data) else { return true }
         /// A sealed value that is not in the at-rest form (a string `isAtRest` refuses, or no string).
         func sealedNotAtRest(_ value: JSONValue?) -> Bool {
@@ -79,9 +87,9 @@ package enum ProtectedFields {
             return !isAtRest(text)
         }
         /// One of `names` present in clear (any value), or sealed but not at rest.
-        func notAtRest(_ members: [String: JSONValue], _ names: [String]) -> Bool {
+        func notAtRest(_ members: [String: JSONValue], _ names: [String], clearCounts: Bool = true) -> Bool {
             names.contains { name in
-                if let value = members[name], value != .null { return true }
+                if clearCounts, let value = members[name], value != .null { return true }
                 return sealedNotAtRest(members[name + sealedSuffix])
             }
         }
@@ -92,9 +100,9 @@ package enum ProtectedFields {
             guard case .object(let aps)? = fields["payload"]?["aps"] else { return false }
             // An alert object holds its text in its title, subtitle, body and arguments.
             if case .object(let alert)? = aps["alert"] {
-                return notAtRest(alert, alertFields + alertArgumentFields) || sealedNotAtRest(aps["alert" + sealedSuffix])
+                return notAtRest(alert, alertFields + alertArgumentFields, clearCounts: protectsAlert) || sealedNotAtRest(aps["alert" + sealedSuffix])
             }
-            return notAtRest(aps, ["alert"])
+            return notAtRest(aps, ["alert"], clearCounts: protectsAlert)
         default:
             return false
         }
@@ -134,8 +142,7 @@ package enum ProtectedFields {
                               protected: Bool, crypt: Crypt, changed: inout Bool) throws {
         let sealedName = name + sealedSuffix
         let forgottenName = name + forgottenSuffix
-        let isArguments = alertArgumentFields.contains(name)
-        if let clear = try clearText(memory[name], isArguments: isArguments), protected {
+        if protected, let clear = try clearText(memory[name], of: name) {
             // Clear in the log (plain SQL submit): sealed at rest from now on, or, for a
             // forgotten user, gone.
             if crypt.forgotten {
@@ -151,8 +158,10 @@ package enum ProtectedFields {
             }
         } else if case .string(let sealed)? = memory[sealedName] {
             let opened: ProtectedText
+            let value: JSONValue?
             do {
                 opened = crypt.forgotten ? ProtectedText.forgotten : try crypt.open(sealed, path)
+                value = try opened.text.map { try self.value(ofOpened: $0, of: name) }
             } catch let error as SealedForAnotherWorker {
                 throw error
             } catch where !crypt.isAtRest(sealed) {
@@ -161,8 +170,8 @@ package enum ProtectedFields {
                 return
             }
             memory[sealedName] = nil
-            if let clear = opened.text {
-                memory[name] = isArguments ? ((try? JSONValue(parsing: clear)) ?? .array([])) : .string(clear)
+            if let value {
+                memory[name] = value
             } else {
                 memory[forgottenName] = .bool(true)
             }
@@ -180,13 +189,25 @@ package enum ProtectedFields {
         }
     }
 
-    /// A field's clear text: a string, or for localized arguments an array of strings as its
-    /// JSON text; nil when the field holds neither.
-    package static func clearText(_ value: JSONValue?, isArguments: Bool) throws -> String? {
+    /// A field's clear text, as it is sealed, whatever its JSON type: a string as itself (a
+    /// localized argument list as its JSON text, whatever its elements); any other value as
+    /// `jsonValueMark` then its JSON text. nil when there is no text: the field is absent or
+    /// null, or it is an alert object (its own fields are protected one by one).
+    package static func clearText(_ value: JSONValue?, of name: String) throws -> String? {
+        guard let value, value != .null else { return nil }
+        if alertArgumentFields.contains(name) { return try value.jsonText() }
         switch value {
-        case .string(let text)? where !isArguments: return text
-        case .array(let items)? where isArguments && items.allSatisfy({ $0.stringValue != nil }): return try JSONValue.array(items).jsonText()
-        default: return nil
+        case .string(let text): return text
+        case .object where name == "alert": return nil
+        default: return jsonValueMark + (try value.jsonText())
         }
+    }
+
+    /// The value `clearText` made `text` from: what a handler reads once the field is opened.
+    /// Throws when `text` is not such a form (sealed by a producer that did not follow it).
+    package static func value(ofOpened text: String, of name: String) throws -> JSONValue {
+        if alertArgumentFields.contains(name) { return try JSONValue(parsing: text) }
+        guard text.hasPrefix(jsonValueMark) else { return .string(text) }
+        return try JSONValue(parsing: String(text.unicodeScalars.dropFirst()))
     }
 }

@@ -43,6 +43,14 @@ struct ConsoleCommand: AsyncParsableCommand {
         var behindProxy = false
         @Option(name: .customLong("proxy-user-header"), help: "The header a trusted proxy names the person in; default: X-Remote-User.")
         var proxyUserHeader: String?
+        @Option(name: .customLong("trusted-proxy"), help: ArgumentHelp(
+            "With --behind-proxy, a peer (address range) whose user header is believed; repeat for more; default: ACTIOND_CONSOLE_TRUSTED_PROXY (comma-separated), else loopback only (127.0.0.0/8, ::1).",
+            valueName: "cidr"))
+        var trustedProxies: [String] = []
+        @Option(name: .customLong("public-name"), help: ArgumentHelp(
+            "Another name people reach the console by (a proxy's, a published port's), with its port if they type one; repeat for more; default: ACTIOND_CONSOLE_PUBLIC_NAME (comma-separated). The listen address, localhost and the certificate's names are always its names; a request for any other gets no page.",
+            valueName: "name[:port]"))
+        var publicNames: [String] = []
 
         func consoleConfiguration() throws -> ConsoleConfiguration {
             let environment = EnvironmentSettings.current
@@ -55,14 +63,25 @@ struct ConsoleCommand: AsyncParsableCommand {
                 tlsCertificate: tlsCertificate ?? environment.string("console-tls-cert"),
                 tlsKey: tlsKey ?? environment.string("console-tls-key"),
                 behindProxy: try behindProxy || (environment.bool("console-behind-proxy") ?? false),
-                proxyUserHeader: proxyUserHeader ?? environment.string("console-proxy-user-header") ?? "X-Remote-User")
+                proxyUserHeader: proxyUserHeader ?? environment.string("console-proxy-user-header") ?? "X-Remote-User",
+                trustedProxies: trustedProxies.isEmpty ? Self.list(environment.string("console-trusted-proxy")) ?? TrustedProxies.loopback : trustedProxies,
+                publicNames: publicNames.isEmpty ? Self.list(environment.string("console-public-name")) ?? [] : publicNames)
+        }
+
+        /// A comma-separated variable's items.
+        static func list(_ text: String?) -> [String]? {
+            text.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
         }
 
         func run() async throws {
             let logger = try options.makeLogger()
             let configuration = try consoleConfiguration()
-            let file = try ConsoleUsers.load(users.path)
-            let people = FileManager.default.fileExists(atPath: users.path) && !file.users.isEmpty ? file : nil
+            let file: ConsoleUsers
+            do { file = try ConsoleUsers.load(users.path) } catch let error as ConsoleUsersError { throw ConsoleCommandError(error.description) }
+            // Read again at every request from here on; without people at the start, the
+            // console stays read-only (and nobody signs in) until it restarts.
+            let people = FileManager.default.fileExists(atPath: users.path) && !file.users.isEmpty
+                ? ConsoleUsersFile(path: users.path, logger: logger) : nil
             if let refusal = configuration.refusal(hasUsers: people != nil) {
                 throw ConsoleCommandError(refusal)
             }
@@ -84,7 +103,8 @@ struct ConsoleCommand: AsyncParsableCommand {
 
         struct Add: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
-                commandName: "add", abstract: "Add a person (or change their role and password); the password is read from standard input.")
+                commandName: "add", abstract: "Add a person (or change their role and password); the password is read from standard input.",
+                discussion: "A running console reads the file again when it changes: a new role applies at the person's next request. The file is written with mode 0600; the console refuses one that group or others may read.")
 
             @OptionGroup var users: UsersFileOption
             @Argument(help: "The person's sign-in name (ASCII letters, digits, . - _ @).") var name: String
@@ -105,7 +125,7 @@ struct ConsoleCommand: AsyncParsableCommand {
         }
 
         struct Remove: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a person; their open sessions end at their next request.")
+            static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a person; a running console refuses their open sessions from their next request.")
 
             @OptionGroup var users: UsersFileOption
             @Argument(help: "The person's sign-in name.") var name: String

@@ -1,3 +1,4 @@
+import ActiondPostgres
 import ActiondRuntime
 import ActiondSealing
 import ArgumentParser
@@ -10,7 +11,7 @@ package struct GlobalOptions: ParsableArguments {
     package init() {}
 
     @Option(name: .customLong("database-url"), help: ArgumentHelp(
-        "postgresql://user[:password]@host:port/db; default: ACTIOND_DATABASE_URL, else DATABASE_URL, else the embedded cluster.",
+        "postgresql://user@host:port/db; default: ACTIOND_DATABASE_URL, else DATABASE_URL, else the embedded cluster. Give the password in DATABASE_URL, PGPASSWORD or a password file (PGPASSFILE, else ~/.pgpass), not here: every local user reads a command line.",
         valueName: "url"))
     package var databaseURL: String?
 
@@ -44,10 +45,20 @@ package struct GlobalOptions: ParsableArguments {
     /// The database and key file, each flag else its variable: what the runtime is given
     /// (it reads no environment of its own).
     package var database: DatabaseOptions {
-        DatabaseOptions(url: databaseURL ?? environment.databaseURL,
-                        dataDirectory: dataDirectory ?? environment.string("data-dir"),
-                        binDirectory: binDirectory ?? environment.string("pg-bindir"),
-                        keyFile: keyFile ?? environment.string("key-file"))
+        let variables = ProcessInfo.processInfo.environment
+        return DatabaseOptions(url: databaseURL ?? environment.databaseURL,
+                               dataDirectory: dataDirectory ?? environment.string("data-dir"),
+                               binDirectory: binDirectory ?? environment.string("pg-bindir"),
+                               keyFile: keyFile ?? environment.string("key-file"),
+                               password: variables["PGPASSWORD"],
+                               passwordFile: PasswordFile.configured(environment: variables)?.path)
+    }
+
+    /// Whether `--database-url` was given on the command line with a password in it, which
+    /// every local user can read (`ps`, `/proc/PID/cmdline`).
+    var passwordOnCommandLine: Bool {
+        guard let databaseURL, let url = try? DatabaseURL(databaseURL) else { return false }
+        return url.password != nil
     }
 
     /// `database`, its connections naming `command` in `pg_stat_activity` (`actiond keys
@@ -84,6 +95,10 @@ package struct GlobalOptions: ParsableArguments {
             handler.logLevel = level
             return handler
         }
-        return Logger(label: "actiond")
+        let logger = Logger(label: "actiond")
+        if passwordOnCommandLine {
+            logger.warning("--database-url carries a password, which every local user can read on the command line: give it in DATABASE_URL (from an env file of mode 0600), PGPASSWORD or a password file (PGPASSFILE, else ~/.pgpass) instead")
+        }
+        return logger
     }
 }

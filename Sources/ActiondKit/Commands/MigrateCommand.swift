@@ -33,10 +33,11 @@ struct MigrateCommand: AsyncParsableCommand {
             } else {
                 for name in report.applied { print("applied \(name)") }
             }
-            switch try await KeyStore.clearTextRemains(client: client, logger: logger) {
-            case true?: print("protected text from before sealing is still in clear: run \(Installed.commandName) keys reseal (safe while workers run)")
-            case nil: print("could not tell within 5 s whether protected text from before sealing is still in clear: run \(Installed.commandName) keys reseal to be sure")
-            case false?: break
+            let clear = try await ClearTextCheck(client: client, router: EventRouter(handlers: Installed.handlers), logger: logger).run()
+            if !clear.tables.isEmpty {
+                print("protected text from before sealing is still in clear: run \(Installed.commandName) keys reseal (safe while workers run); found in \(clear.tables.joined(separator: ", "))")
+            } else if !clear.complete {
+                print("could not tell within 5 s whether protected text from before sealing is still in clear: run \(Installed.commandName) keys reseal to be sure")
             }
             if report.objects > 0 { print("applied \(report.objects) functions, views and grants (Schema/functions, views, grants)") }
             for view in report.views { print("installed handler report view \(view)") }
@@ -53,6 +54,16 @@ struct MigrateCommand: AsyncParsableCommand {
                 print("citus: \(distribution.shardGroups) shard groups, each user's rows on one of them")
             } else if report.citusUndistributed {
                 print("the citus extension is installed: `\(Installed.commandName) migrate --citus` distributes the tables by user (docs/citus.md)")
+            }
+            if !report.advisoryLocksOpen.isEmpty {
+                // Not fenced: the connecting role is not a superuser (a managed database, say).
+                print("""
+                    warning: the advisory lock functions are not fenced in this database: every login may still call \(report.advisoryLocksOpen.count) of them \
+                    (\(report.advisoryLocksOpen.prefix(3).joined(separator: ", "))\(report.advisoryLocksOpen.count > 3 ? ", …" : "")), so a reader's or producer's login \
+                    can stop or stall the workers by taking a lock they share (SECURITY.md). Only a superuser may fence them: run \
+                    `\(Installed.commandName) migrate` once as a superuser, or have one run this statement in this database:
+                    \(Migration.advisoryLocksFile)
+                    """)
             }
         }
     }

@@ -55,6 +55,8 @@ struct SubmitCommand: AsyncParsableCommand {
                     do {
                         texts.append(try sealer?.seal(line.text) ?? line.text)
                         sent.append(index)
+                    } catch let refusal as EnvelopeSealer.Refusal {
+                        results[index] = SubmitResult(status: .refused, errorCode: refusal.code, message: refusal.description)
                     } catch {
                         results[index] = SubmitResult(status: .refused, errorCode: SQLState.invalidParameterValue.rawValue, message: "\(error)")
                     }

@@ -21,7 +21,7 @@ struct WorkCommand: AsyncParsableCommand {
     var holdWindow: Double?
     @Option(help: "Seconds in-flight batches get to finish after SIGTERM before they are rolled back (ACTIOND_SHUTDOWN_GRACE; default 30).") var shutdownGrace: Double?
     @Option(help: "Serve GET /metrics, /health/live and /health/ready on this port; 0 picks a free one (ACTIOND_HTTP_PORT; default off).") var httpPort: Int?
-    @Option(help: "The address the HTTP endpoint listens on (ACTIOND_HTTP_HOST; default 0.0.0.0).") var httpHost: String?
+    @Option(help: "The address the HTTP endpoint listens on (ACTIOND_HTTP_HOST; default 127.0.0.1, loopback only: an interface's address, or 0.0.0.0 for every one, for a scraper on another host).") var httpHost: String?
 
     /// The options after the environment's defaults, checked.
     struct Settings {
@@ -41,7 +41,7 @@ struct WorkCommand: AsyncParsableCommand {
         s.holdWindow = try holdWindow ?? environment.double("hold-window") ?? s.holdWindow
         s.shutdownGrace = try shutdownGrace ?? environment.double("shutdown-grace") ?? s.shutdownGrace
         let port = try httpPort ?? environment.int("http-port")
-        let host = httpHost ?? environment.string("http-host") ?? "0.0.0.0"
+        let host = httpHost ?? environment.string("http-host") ?? "127.0.0.1"
         guard (1...256).contains(s.concurrency) else { throw ValidationError("--concurrency (ACTIOND_CONCURRENCY) must be between 1 and 256") }
         guard (1...10_000).contains(s.batchSize) else { throw ValidationError("--batch-size (ACTIOND_BATCH_SIZE) must be between 1 and 10000") }
         guard s.pollInterval > 0 && s.pollInterval <= 86_400 else {

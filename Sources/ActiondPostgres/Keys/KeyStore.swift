@@ -55,27 +55,6 @@ package enum KeyStore {
         try await client.query("SELECT actiond.publish_intake_key(\(key.id), \(key.document)::jsonb)", logger: logger).drain()
     }
 
-    /// Whether protected text a worker took is still in clear (stored before sealing existed,
-    /// or by the benchmark's unsealed worker): a response's text in the log with an outcome, or
-    /// unsealed text in a domain event. nil when the look did not finish within 5 s (a big log):
-    /// the caller says it could not tell.
-    package static func clearTextRemains(client: PostgresClient, logger: Logger) async throws -> Bool? {
-        do {
-            return try await client.withConnection { connection in
-                try await connection.transaction(logger: logger) { connection in
-                    try await connection.query("SET LOCAL statement_timeout = '5s'", logger: logger).drain()
-                    return try await connection.query("""
-                        SELECT exists (SELECT 1 FROM actiond.events e JOIN actiond.outcomes o USING (user_id, position) WHERE e.data ? 'text')
-                            OR exists (SELECT 1 FROM actiond.domain_events d
-                                       WHERE d.stream_user <> '' AND jsonb_path_exists(d.data, 'strict $.** ? (@.type() == "string" && @ starts with "plain.")'))
-                        """, logger: logger).collect().first?.decode(Bool.self) ?? false
-                }
-            }
-        } catch let error as PSQLError where error.sqlState == .queryCanceled {
-            return nil
-        }
-    }
-
     /// The id of the intake key published now, read in the caller's transaction.
     package static func publishedIntakeKeyID(on connection: PostgresConnection, logger: Logger) async throws -> String? {
         try await connection.query("SELECT actiond.intake_public_key() ->> 'kid'", logger: logger).collect().first?.decode(String?.self)

@@ -84,6 +84,27 @@ package struct CitusDistribution: Sendable {
         }
     }
 
+    /// After the roles exist, as the connecting role: `roles/advisory_locks.sql` on every
+    /// worker node too (Citus does not carry a change to PostgreSQL's own functions there).
+    /// Returns the nodes where it failed (`host:port: error`), which migrate reports as left
+    /// open; a node where the role is no superuser changes nothing, as on the coordinator.
+    func fenceAdvisoryLocksOnNodes(on connection: PostgresConnection) async throws -> [String] {
+        var failed: [String] = []
+        do {
+            for statement in Migration.advisoryLocks {
+                let rows = try await connection.query(
+                    "SELECT nodename::text, nodeport::integer, success, result::text FROM run_command_on_workers(\(statement))",
+                    logger: logger)
+                for try await (name, port, success, result) in rows.decode((String, Int, Bool, String).self) where !success {
+                    failed.append("node \(name):\(port): \(result)")
+                }
+            }
+        } catch {
+            failed.append("the worker nodes: \(DatabaseFailure.describe(error))")
+        }
+        return failed
+    }
+
     /// After the roles exist, as the connecting role: lets actiond_owner log in (Citus
     /// connects to the worker nodes as the current role, and every actiond function runs as
     /// actiond_owner), and plans every statement of this database's sessions with its

@@ -27,6 +27,15 @@ package struct Migration: Sendable, Hashable {
     /// `Schema/roles/roles.sql`: the roles and the schema's owner, run first by every migrate.
     package static let roles = SQLStatementSplitter.split(
         EmbeddedResources.schemaFiles.first { $0.name == "roles/roles.sql" }?.sql ?? "")
+
+    /// `Schema/roles/advisory_locks.sql`: the advisory lock functions fenced for actiond_owner
+    /// in this database, run after the roles by every migrate (changes nothing unless the
+    /// connecting role is a superuser).
+    package static let advisoryLocks = SQLStatementSplitter.split(advisoryLocksFile)
+
+    /// The file's text, comments included: what migrate prints for a superuser to run when it
+    /// could not fence the functions itself.
+    package static let advisoryLocksFile = EmbeddedResources.schemaFiles.first { $0.name == "roles/advisory_locks.sql" }?.sql ?? ""
 }
 
 /// A function or view (`Schema/functions/NAME.sql`, `Schema/views/NAME.sql`), a function's

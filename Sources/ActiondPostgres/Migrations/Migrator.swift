@@ -37,6 +37,10 @@ package struct Migrator: Sendable {
         package var citus: CitusDistribution.Report?
         /// The database has the citus extension but its tables are not distributed.
         package var citusUndistributed: Bool = false
+        /// The advisory lock functions every login of this database may still call (or that
+        /// actiond_owner may not): the connecting role was not a superuser, so it could not
+        /// fence them (`roles/advisory_locks.sql`). Empty when fenced.
+        package var advisoryLocksOpen: [String] = []
     }
 
     /// Key of the advisory lock that serialises migrations in one database.
@@ -61,12 +65,15 @@ package struct Migrator: Sendable {
     /// this database is the coordinator of (`CitusDistribution`).
     package func migrate(citus: Bool = false) async throws -> Report {
         try await client.withConnection { connection in
-            try await connection.query("SELECT pg_advisory_lock(\(Self.lockKey))", logger: logger).drain()
+            try await advisory("SELECT pg_advisory_lock(\(Self.lockKey))", on: connection)
             do {
                 let distribution = CitusDistribution(logger: logger)
                 let cluster = citus ? try await distribution.checkCluster(on: connection) : nil
                 if cluster != nil { try await distribution.ensureRolesOnNodes(on: connection) }
                 try await setUpRoles(on: connection)
+                try await fenceAdvisoryLocks(on: connection)
+                // On Citus, the worker nodes too (untested here: no Citus in CI).
+                let nodesOpen = cluster != nil ? try await distribution.fenceAdvisoryLocksOnNodes(on: connection) : []
                 if cluster != nil { try await distribution.prepareSessions(on: connection) }
                 // Everything after is created as (and owned by) actiond_owner.
                 try await connection.query("SET ROLE actiond_owner", logger: logger).drain()
@@ -82,12 +89,13 @@ package struct Migrator: Sendable {
                     SELECT EXISTS (SELECT FROM pg_extension WHERE extname = 'citus')
                        AND NOT EXISTS (SELECT FROM actiond.shard_ranges)
                     """, logger: logger).collect().first?.decode(Bool.self) ?? false
+                report.advisoryLocksOpen = try await Self.openAdvisoryLockFunctions(on: connection, logger: logger) + nodesOpen
                 try await connection.query("RESET ROLE", logger: logger).drain()
-                try await connection.query("SELECT pg_advisory_unlock(\(Self.lockKey))", logger: logger).drain()
+                try await advisory("SELECT pg_advisory_unlock(\(Self.lockKey))", on: connection)
                 return report
             } catch {
                 _ = try? await connection.query("RESET ROLE", logger: logger).drain()
-                _ = try? await connection.query("SELECT pg_advisory_unlock(\(Self.lockKey))", logger: logger).drain()
+                _ = try? await advisory("SELECT pg_advisory_unlock(\(Self.lockKey))", on: connection)
                 throw error
             }
         }
@@ -150,6 +158,49 @@ package struct Migrator: Sendable {
                     ? "is missing (or not readable by role \(role)), and \(role) may not create it: run `actiond migrate` first, as a member of actiond_owner"
                     : "is not the one this build expects, and role \(role) may not migrate it: run `actiond migrate` first, as a member of actiond_owner")
         }
+    }
+
+    /// Runs an advisory lock statement of migrate's own (a session lock, whoever takes it) as
+    /// the connecting role, or, once the functions are fenced (`roles/advisory_locks.sql`) and
+    /// the role does not inherit actiond_owner's rights, as actiond_owner.
+    private func advisory(_ sql: String, on connection: PostgresConnection) async throws {
+        do {
+            try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).drain()
+        } catch let error as PSQLError where error.sqlState == .insufficientPrivilege {
+            try await connection.query("SET ROLE actiond_owner", logger: logger).drain()
+            do {
+                try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).drain()
+            } catch {
+                _ = try? await connection.query("RESET ROLE", logger: logger).drain()
+                throw error
+            }
+            try await connection.query("RESET ROLE", logger: logger).drain()
+        }
+    }
+
+    /// `Schema/roles/advisory_locks.sql`, as the connecting role: PUBLIC's EXECUTE on the
+    /// advisory lock functions revoked and actiond_owner's granted, when that role is a
+    /// superuser; nothing otherwise (the report says what is left open).
+    private func fenceAdvisoryLocks(on connection: PostgresConnection) async throws {
+        for statement in Migration.advisoryLocks {
+            do {
+                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).drain()
+            } catch {
+                throw MigrationError(code: .statementFailed, migration: "roles/advisory_locks.sql", message: DatabaseFailure.describe(error))
+            }
+        }
+    }
+
+    /// The advisory lock functions of this database that PUBLIC may execute, or that
+    /// actiond_owner may not, by signature.
+    package static func openAdvisoryLockFunctions(on connection: PostgresConnection, logger: Logger) async throws -> [String] {
+        try await connection.query("""
+            SELECT p.oid::regprocedure::text FROM pg_proc p
+            WHERE p.pronamespace = 'pg_catalog'::regnamespace AND p.proname ~ '^pg_(try_)?advisory_'
+              AND (has_function_privilege('public', p.oid, 'EXECUTE')
+                   OR NOT has_function_privilege('actiond_owner', p.oid, 'EXECUTE'))
+            ORDER BY 1
+            """, logger: logger).collect().map { try $0.decode(String.self) }
     }
 
     /// `Schema/roles/roles.sql`, as the connecting role: the roles, the schema and its owner.

@@ -16,6 +16,10 @@ package enum WorkQueue {
         package var databaseNow: Date?
         package var keys: [StoredDataKey] = []
         package var fences: [ForgottenUser] = []
+        /// Users claimed with nothing waiting (claim's `idle`): a user whose order lock was busy
+        /// when a batch emptied its queue keeps its row, and the producer holding it may have
+        /// rolled back. Named among the batch's claimed users, so that its commit releases them.
+        package var idleUsers: [String] = []
     }
 
     /// Locks up to `maxUsers` users in this transaction and returns about `maxEvents` of
@@ -38,6 +42,8 @@ package enum WorkQueue {
                                                 occurredAt: occurredAt, data: data, submittedAt: submittedAt, failedAttempts: attempts))
                 claim.categoryVersion = version
                 claim.databaseNow = now
+            case "idle":
+                claim.idleUsers.append(userID)
             case "fence":
                 claim.fences.append(ForgottenUser(userID: userID, throughVersion: keyVersion ?? 0, newKeyAllowed: allowed ?? false))
             default:

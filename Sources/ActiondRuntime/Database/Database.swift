@@ -6,10 +6,19 @@ import PostgresNIO
 /// Opens actiond's database as configured: the given URL, or the embedded cluster (started,
 /// and created on first use).
 package enum Database {
-    /// The database's URL; starts the embedded cluster when no URL is configured.
+    /// The database's URL; starts the embedded cluster when no URL is configured. A URL
+    /// without a password takes `PGPASSWORD`'s, else the password file's (`PasswordFile`).
     package static func resolve(_ options: DatabaseOptions, logger: Logger) async throws -> DatabaseURL {
         if let url = options.url {
-            return try DatabaseURL(url)
+            var parsed = try DatabaseURL(url)
+            if parsed.password == nil {
+                if let password = options.password {
+                    parsed.password = password
+                } else if let file = options.passwordFile {
+                    parsed.password = try PasswordFile(path: file).password(for: parsed)
+                }
+            }
+            return parsed
         }
         let cluster = try EmbeddedCluster.locate(directory: options.dataDirectory, binDirectory: options.binDirectory)
         if let unreachable = cluster.relocatedFrom {

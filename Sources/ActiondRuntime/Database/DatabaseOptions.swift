@@ -14,14 +14,21 @@ package struct DatabaseOptions: Sendable, Hashable {
     /// What the connections call themselves to the server (`application_name`, seen in
     /// `pg_stat_activity`); nil leaves it unset.
     package var applicationName: String?
+    /// The password for a URL that carries none (`PGPASSWORD`), checked before `passwordFile`.
+    package var password: String?
+    /// The password file for a URL that carries no password (`PGPASSFILE`, else `~/.pgpass`).
+    package var passwordFile: String?
 
     package init(url: String? = nil, dataDirectory: String? = nil, binDirectory: String? = nil, keyFile: String? = nil,
-                 maximumConnections: Int = 20, applicationName: String? = nil) {
+                 maximumConnections: Int = 20, applicationName: String? = nil,
+                 password: String? = nil, passwordFile: String? = nil) {
         self.url = url.flatMap { $0.isEmpty ? nil : $0 }
         self.dataDirectory = dataDirectory
         self.binDirectory = binDirectory
         self.keyFile = keyFile.flatMap { $0.isEmpty ? nil : $0 }
         self.maximumConnections = maximumConnections
         self.applicationName = applicationName
+        self.password = password.flatMap { $0.isEmpty ? nil : $0 }
+        self.passwordFile = passwordFile
     }
 }

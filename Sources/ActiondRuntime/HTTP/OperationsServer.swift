@@ -5,12 +5,12 @@ import Prometheus
 
 /// Where `actiond work --http-port` listens.
 package struct HTTPEndpoint: Sendable, Hashable {
-    /// The address to listen on (`0.0.0.0`: every interface).
+    /// The address to listen on (loopback by default; `0.0.0.0`: every interface).
     package var host: String
     /// 0: any free port (the port is logged once the server runs).
     package var port: Int
 
-    package init(host: String = "0.0.0.0", port: Int) {
+    package init(host: String = "127.0.0.1", port: Int) {
         self.host = host
         self.port = port
     }

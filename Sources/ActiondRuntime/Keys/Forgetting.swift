@@ -107,18 +107,20 @@ package struct Forgetting: Sendable {
 
     /// The user's events no worker has taken yet (queued, retrying, paused, held) may still
     /// hold protected text in clear (plain SQL submit) or sealed to the intake key, which no
-    /// forget can destroy, and older ones may hold text stored in clear before sealing: their
-    /// protected fields are replaced by the forgotten marker now, in the forget's transaction,
-    /// so that nothing of theirs can be read afterwards, nor sealed again under a key allowed
-    /// later. Text already at rest stays, sealed under keys that are about to go. Returns how
-    /// many events were rewritten.
+    /// forget can destroy; so may dead letters (a worker could not open or seal them), events
+    /// rejected for text that did not open, and older events (text stored in clear before
+    /// sealing). Every event of theirs with a protected field in any form is read: its
+    /// protected fields not at rest are replaced by the forgotten marker now, in the forget's
+    /// transaction, so that nothing of theirs can be read afterwards, nor sealed again under a
+    /// key allowed later. Text already at rest stays, sealed under keys that are about to go.
+    /// Returns how many events were rewritten.
     @discardableResult
     private func forgetUntakenText(of user: String, on connection: PostgresConnection) async throws -> Int {
         let rows = try await connection.query("""
             SELECT e.position, e.id, e.type, e.occurred_at, e.data::text, e.submitted_at
             FROM actiond.events e
             WHERE e.user_id = \(user)
-              AND (e.data ? 'text' OR (e.data #> '{payload,aps}') ? 'alert'
+              AND (e.data ?| array['text', 'text_sealed'] OR (e.data #> '{payload,aps}') ?| array['alert', 'alert_sealed']
                    OR exists (SELECT FROM actiond.pending_events q WHERE q.user_id = e.user_id AND q.position = e.position)
                    OR exists (SELECT FROM actiond.held h WHERE h.user_id = e.user_id AND h.position = e.position))
             ORDER BY e.position

@@ -6,9 +6,10 @@ import Logging
 import PostgresNIO
 
 /// `actiond keys reseal`: seals every protected field still in clear (stored before sealing
-/// existed, or by the benchmark's unsealed worker) in the input log (dead letters and held
-/// responses are rows of it), the stash and the domain events; a forgotten person's is
-/// rewritten as forgotten. Page by page, each page in a transaction of its own under its
+/// existed, or by the benchmark's unsealed worker), whatever its JSON type, in the input log
+/// (dead letters and held responses are rows of it), the stash and the domain events, and
+/// text still sealed to an intake key this key file holds (a dead letter a worker could not
+/// seal); a forgotten person's is rewritten as forgotten. Page by page, each page in a transaction of its own under its
 /// users' queue rows and order locks (as a worker takes them, so it waits for a worker
 /// holding one of them and no worker takes them meanwhile), every row rewritten only if it
 /// is still what was read: safe while workers run, and resumable after a kill (a run again
@@ -51,7 +52,8 @@ package struct Resealing: Sendable {
                 SELECT e.user_id, e.position, e.id, e.type, e.occurred_at, e.data::text, e.submitted_at
                 FROM actiond.events e
                 WHERE (e.user_id, e.position) > (\(after.user), \(after.position))
-                  AND (e.data ? 'text' OR (e.data #> '{payload,aps}') ? 'alert')
+                  AND (e.data ? 'text' OR starts_with(e.data ->> 'text_sealed', \(IntakeKey.prefix))
+                       OR (e.data #> '{payload,aps}') ? 'alert' OR starts_with(e.data #>> '{payload,aps,alert_sealed}', \(IntakeKey.prefix)))
                 ORDER BY e.user_id, e.position
                 LIMIT \(pageSize)
                 """, logger: logger).collect()

@@ -129,7 +129,16 @@ struct BatchProcessor: Sendable {
                                               onlyUser: onlyUser, on: connection, logger: logger)
         metrics.claimDuration.recordNanoseconds(claimStart.duration(to: clock.now).nanoseconds)
         let events = claim.events
-        guard !events.isEmpty else { return Claimed(events: 0, full: false) }
+        guard !events.isEmpty else {
+            // Users claimed with nothing waiting: released (their rows deleted where their
+            // order locks are free), in this transaction. Rare: a producer held the lock when
+            // a batch emptied their queue, then rolled back.
+            if !claim.idleUsers.isEmpty {
+                try await BatchWrite(run: BatchRun(state: WorkingSet()), finished: [], retries: [], claimedUsers: claim.idleUsers)
+                    .commit(on: connection, logger: logger)
+            }
+            return Claimed(events: 0, full: false)
+        }
         metrics.batchSize.record(events.count)
         do {
             return try await process(events, claim: claim, on: connection)
@@ -182,7 +191,7 @@ struct BatchProcessor: Sendable {
         }
 
         let commitStart = clock.now
-        let claimedUsers = Set(events.map { ExactString($0.userID) }).map(\.string)
+        let claimedUsers = Set((events.map(\.userID) + claim.idleUsers).map { ExactString($0) }).map(\.string)
         let transaction = try await BatchWrite(run: run, finished: finished, retries: retries, claimedUsers: claimedUsers,
                                                keys: newKeys, rewrites: prepared.rewrites)
             .commit(on: connection, logger: logger)

@@ -14,7 +14,7 @@ struct ConsoleBrowserTests {
     /// A browser on a console over `db`, signed in as `person` (or not at all without a users
     /// file); stopped, whatever `body` does.
     static func withBrowser(_ db: TestDatabase, people: [(name: String, role: String)]?, signInAs person: String? = nil,
-                            environment: [String: String?] = [:],
+                            environment: [String: String?] = [:], browserArguments: [String] = [],
                             _ body: (Browser, ConsoleProcess) async throws -> Void) async throws {
         var users: String?
         if let people { users = try await ConsoleProcess.makeUsersFile(people) }
@@ -23,7 +23,7 @@ struct ConsoleBrowserTests {
         do { driver = try await ChromeDriverProcess.start() } catch { try await console.stop(); throw error }
         var failure: (any Error)?
         do {
-            let browser = try await Browser.open(driver: driver)
+            let browser = try await Browser.open(driver: driver, arguments: browserArguments)
             do {
                 if let person { try await signIn(browser, console, name: person) }
                 try await body(browser, console)

@@ -7,6 +7,9 @@ struct ConsoleProcess {
     let running: ActiondProcess.Running
     let base: String
 
+    /// The port it listens on.
+    var port: Int { Int(base.split(separator: ":").last ?? "") ?? 0 }
+
     /// The people a test signs in as, made with `actiond console users add` (the command a
     /// person runs), in a users file of the test's own.
     static let password = "a long enough password"

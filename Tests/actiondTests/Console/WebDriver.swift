@@ -143,7 +143,7 @@ final class Browser: Sendable {
     /// window's: headless (new) keeps room for a toolbar, so the viewport of 1280×900 is 1280×757.
     /// `--no-sandbox` because Chromium refuses to start as root without it.
     static func open(driver: ChromeDriverProcess, windowSize: (width: Int, height: Int) = (1280, 900),
-                     acceptInsecureCerts: Bool = false) async throws -> Browser {
+                     acceptInsecureCerts: Bool = false, arguments: [String] = []) async throws -> Browser {
         let binary = "/usr/bin/chromium"
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw WebDriverError(error: "chromium not found", message: "\(binary) is missing: install it with `\(ChromeDriverProcess.installHint)`")
@@ -152,7 +152,7 @@ final class Browser: Sendable {
         try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
         let args: [WebDriverJSON] = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
                                  "--no-default-browser-check", .string("--user-data-dir=\(profile.path)"),
-                                 .string("--window-size=\(windowSize.width),\(windowSize.height)")]
+                                 .string("--window-size=\(windowSize.width),\(windowSize.height)")] + arguments.map { .string($0) }
         let capabilities: WebDriverJSON = ["capabilities": ["alwaysMatch": [
             "browserName": "chrome",
             "acceptInsecureCerts": .bool(acceptInsecureCerts),

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 @Suite("Response checks")
-struct ResponseCheckTests {
+struct ResponseRulesTests {
     let rules = ResponseRules()
 
     func check(_ response: NotificationResponse, user: String = "ana", category: String = "MEETING_INVITATION",

@@ -6,7 +6,7 @@ import Testing
 /// Projection rows are folds of their domain events: the state workers keep (stored and read
 /// back after every event) and the state rebuild folds from the whole log must be equal.
 @Suite("Stream folds")
-struct ProjectorTests {
+struct StreamFoldTests {
     static let responses = zip(Gen.int(in: 0...4), Gen.int(in: 0...20)).array(of: 1...14)
     static let catalog = CategoryHandlers.builtIn.catalog
 
