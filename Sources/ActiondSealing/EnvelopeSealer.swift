@@ -14,8 +14,21 @@ package struct EnvelopeSealer: Sendable {
     /// A line refused before it was sent: it may hold protected text and cannot be sealed.
     /// The message names the field or the rule, never the line's content.
     package struct Refusal: Error, CustomStringConvertible {
-        /// The SQLSTATE `actiond.submit` gives the same problem.
-        package var code: String
+        /// Which rule the line breaks; `actiond submit` reports it under the SQLSTATE
+        /// `actiond.submit` gives the same problem (this module knows no SQL).
+        package enum Rule: Sendable, Hashable {
+            /// Malformed: a field in clear and sealed, a text that is not a string, nesting
+            /// too deep (`invalid_parameter_value`).
+            case malformed
+            /// Text holding U+0000 (`untranslatable_character`).
+            case nulCharacter
+            /// A number beyond the range of a double (`numeric_value_out_of_range`).
+            case numberOutOfRange
+            /// Not JSON (`invalid_text_representation`).
+            case notJSON
+        }
+
+        package var rule: Rule
         package var description: String
     }
 
@@ -44,10 +57,10 @@ package struct EnvelopeSealer: Sendable {
             let sealedName = name + ProtectedFields.sealedSuffix
             guard let clear = try ProtectedFields.clearText(object[name], of: name) else { return }
             if let sealed = object[sealedName], sealed != .null {
-                throw Refusal(code: "22023", description: "data.\(path)\(ProtectedFields.sealedSuffix): give the field in clear (\(name)) or sealed (\(sealedName)), not both; refused here, nothing sent")
+                throw Refusal(rule: .malformed, description: "data.\(path)\(ProtectedFields.sealedSuffix): give the field in clear (\(name)) or sealed (\(sealedName)), not both; refused here, nothing sent")
             }
             if case .string(let text)? = object[name], text.unicodeScalars.contains("\u{0}") {
-                throw Refusal(code: "22P05", description: "data.\(path): holds U+0000, which PostgreSQL cannot store; refused here, nothing sent")
+                throw Refusal(rule: .nulCharacter, description: "data.\(path): holds U+0000, which PostgreSQL cannot store; refused here, nothing sent")
             }
             object[name] = nil
             object[sealedName] = .string(try key.seal(clear, userID: user, eventID: id, field: path))
@@ -58,7 +71,7 @@ package struct EnvelopeSealer: Sendable {
             // A response's text is a string (submit's rule): said here, as submit would say it,
             // rather than sealed where submit could no longer see its type.
             if let text = data["text"], text != .null, text.stringValue == nil {
-                throw Refusal(code: "22023", description: "data.text: must be a string, got \(Self.typeName(text))")
+                throw Refusal(rule: .malformed, description: "data.text: must be a string, got \(Self.typeName(text))")
             }
             try seal(&data, "text", path: "text")
         case "notification.sent":
@@ -94,16 +107,16 @@ package struct EnvelopeSealer: Sendable {
     }
 
     /// A line the worker's parser cannot read, refused as `actiond.submit` refuses it (its code,
-    /// and for what is JSON to PostgreSQL its message): not JSON (22P02), a number beyond a
-    /// double (22003), nesting too deep (22023).
+    /// and for what is JSON to PostgreSQL its message): not JSON, a number beyond a double,
+    /// nesting too deep.
     private static func unreadable(_ error: JSONTextError?) -> Refusal {
         let reason = error?.description ?? "not JSON"
         if error?.reason.contains("out of range") == true {
-            return Refusal(code: "22003", description: "data: holds a number beyond the range of a double (magnitude at most 1.7976931348623157e308), which workers cannot read; refused here, nothing sent")
+            return Refusal(rule: .numberOutOfRange, description: "data: holds a number beyond the range of a double (magnitude at most 1.7976931348623157e308), which workers cannot read; refused here, nothing sent")
         }
         if error?.reason.hasPrefix("nested more than") == true {
-            return Refusal(code: "22023", description: "data: is nested more than 512 deep (counting the event itself), which workers cannot read; refused here, nothing sent")
+            return Refusal(rule: .malformed, description: "data: is nested more than 512 deep (counting the event itself), which workers cannot read; refused here, nothing sent")
         }
-        return Refusal(code: "22P02", description: "event: not valid JSON (\(reason)), so its protected text cannot be sealed: refused here, nothing sent")
+        return Refusal(rule: .notJSON, description: "event: not valid JSON (\(reason)), so its protected text cannot be sealed: refused here, nothing sent")
     }
 }

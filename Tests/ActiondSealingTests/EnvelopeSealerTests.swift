@@ -55,26 +55,26 @@ struct EnvelopeSealerTests {
     }
 
     @Test func aLineThatCannotBeSealedIsRefusedNamingTheRule() throws {
-        let cases: [(line: String, code: String, message: String)] = [
-            (#"{"id": "broken""#, "22P02", "event: not valid JSON"),
-            (Self.line("e5", "meeting.cancelled", data: #"{"meeting_id":"m","n":1e400}"#), "22003", "data: holds a number beyond the range of a double"),
+        let cases: [(line: String, rule: EnvelopeSealer.Refusal.Rule, message: String)] = [
+            (#"{"id": "broken""#, .notJSON, "event: not valid JSON"),
+            (Self.line("e5", "meeting.cancelled", data: #"{"meeting_id":"m","n":1e400}"#), .numberOutOfRange, "data: holds a number beyond the range of a double"),
             (Self.line("e5b", "notification.response", data: String(repeating: #"{"a":"#, count: 520) + "1" + String(repeating: "}", count: 520)),
-             "22023", "data: is nested more than 512 deep"),
+             .malformed, "data: is nested more than 512 deep"),
             (Self.line("e6", "notification.response", data: #"{"request_id":"r","action":"REPLY_ACTION","locked":false,"text":"MARK","text_sealed":"hpke1.x"}"#),
-             "22023", "data.text_sealed: give the field in clear (text) or sealed (text_sealed), not both"),
+             .malformed, "data.text_sealed: give the field in clear (text) or sealed (text_sealed), not both"),
             (Self.line("e7", "notification.sent", data: #"{"request_id":"r","payload":{"aps":{"category":"MESSAGE","alert":{"body":"MARK","body_sealed":"hpke1.x"}}}}"#),
-             "22023", "data.payload.aps.alert.body_sealed: give the field in clear (body) or sealed (body_sealed), not both"),
+             .malformed, "data.payload.aps.alert.body_sealed: give the field in clear (body) or sealed (body_sealed), not both"),
             (Self.line("e8", "notification.response", data: #"{"request_id":"r","action":"REPLY_ACTION","locked":false,"text":"\u0000MARK"}"#),
-             "22P05", "data.text: holds U+0000"),
+             .nulCharacter, "data.text: holds U+0000"),
             (Self.line("e9", "notification.response", data: #"{"request_id":"r","action":"REPLY_ACTION","locked":false,"te\u0078t":["MARK"]}"#),
-             "22023", "data.text: must be a string, got array"),
+             .malformed, "data.text: must be a string, got array"),
         ]
-        for (line, code, message) in cases {
+        for (line, rule, message) in cases {
             do {
                 _ = try envelope.seal(line)
                 Issue.record("not refused: \(line)")
             } catch let refusal as EnvelopeSealer.Refusal {
-                #expect(refusal.code == code, "\(line)")
+                #expect(refusal.rule == rule, "\(line)")
                 #expect(refusal.description.hasPrefix(message), "\(refusal.description)")
                 #expect(!refusal.description.contains("MARK"), "no text in a refusal")
             }

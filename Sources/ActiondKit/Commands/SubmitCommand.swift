@@ -56,7 +56,7 @@ struct SubmitCommand: AsyncParsableCommand {
                         texts.append(try sealer?.seal(line.text) ?? line.text)
                         sent.append(index)
                     } catch let refusal as EnvelopeSealer.Refusal {
-                        results[index] = SubmitResult(status: .refused, errorCode: refusal.code, message: refusal.description)
+                        results[index] = SubmitResult(status: .refused, errorCode: Self.sqlState(of: refusal.rule).rawValue, message: refusal.description)
                     } catch {
                         results[index] = SubmitResult(status: .refused, errorCode: SQLState.invalidParameterValue.rawValue, message: "\(error)")
                     }
@@ -96,5 +96,16 @@ struct SubmitCommand: AsyncParsableCommand {
         let categories = try await CategoryStore.current(on: client, logger: logger)?.registry
         let handler = EventRouter(handlers: Installed.handlers)
         return EnvelopeSealer(key: key) { handler.protectsAlert(category: $0, in: categories) }
+    }
+
+    /// The SQLSTATE `actiond.submit` gives a line that breaks `rule`, so a line refused here
+    /// reads as the same line refused by the database.
+    static func sqlState(of rule: EnvelopeSealer.Refusal.Rule) -> SQLState {
+        switch rule {
+        case .malformed: .invalidParameterValue
+        case .nulCharacter: .untranslatableCharacter
+        case .numberOutOfRange: .numericValueOutOfRange
+        case .notJSON: .invalidTextRepresentation
+        }
     }
 }

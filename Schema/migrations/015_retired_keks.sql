@@ -1,4 +1,4 @@
--- 016 · KEKs retired for good, and forgets found by time (SECURITY.md, "Rotation" and "Keys in
+-- 015 · KEKs retired for good, and forgets found by time (SECURITY.md, "Rotation" and "Keys in
 -- memory").
 --
 -- `actiond keys rotate --retire-old` records the KEK it retires here, in the transaction that
