@@ -90,7 +90,19 @@ actor TestServer {
                 return try DatabaseURL(url)
             }
             let cluster = try EmbeddedCluster.locate(directory: TestPaths.clusterDirectory)
-            return try await cluster.start(logger: logger).with(database: "postgres")
+            let server = try await cluster.start(logger: logger).with(database: "postgres")
+            // The test cluster only (never a DATABASE_URL's server): fsync off. Every test drops
+            // its database at its end, and each DROP DATABASE waits for a checkpoint that syncs
+            // every dirty file of the cluster; with the suite's hundred databases the server spent
+            // its time in fsync and stopped answering new connections within 10 s, and tests ran
+            // out of their time. Without fsync a commit is still written before it returns, so
+            // it survives what the tests do (a worker or PostgreSQL killed), not an OS crash,
+            // which no test makes. (`actiond db` and the demo's cluster keep fsync on.)
+            try await PostgresClient.withClient(server, maximumConnections: 1, logger: logger) { admin in
+                try await admin.query("ALTER SYSTEM SET fsync = off", logger: logger).drain()
+                try await admin.query("SELECT pg_reload_conf()", logger: logger).drain()
+            }
+            return server
         }
         starting = task
         return try await task.value
