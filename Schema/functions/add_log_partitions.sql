@@ -14,6 +14,8 @@
 -- Under REPEATABLE READ a caller's snapshot may not show log_partitions rows committed
 -- since it began, but the catalog does: a table already named for the next lower bound was
 -- created by someone else, and its bound is read from it.
+-- Whatever the path, it returns with the partition holding `covering` locked by this
+-- transaction (lock_log_partitions says why: one made by another may not be routed to yet).
 -- Runs as the owner (SECURITY DEFINER), so every partition belongs to actiond_owner.
 create function actiond.add_log_partitions(covering bigint) returns integer
 language plpgsql volatile
@@ -24,6 +26,7 @@ declare
     top_lower bigint;
     next_lower bigint;
     made integer := 0;
+    holding bigint;  -- the lower bound of the partition holding `covering`, when found here
 begin
     select p.lower_bound, p.upper_bound into top_lower, next_lower
     from actiond.log_partitions p order by p.lower_bound desc limit 1;
@@ -33,7 +36,10 @@ begin
     end if;
     if covering < next_lower then
         if not pg_try_advisory_xact_lock(1633907813, 1) then
-            return 0;  -- held: another transaction is adding the spare
+            -- Held: another transaction is adding the spare. `covering`'s partition is one
+            -- this snapshot sees, perhaps committed a moment ago.
+            perform actiond.lock_log_partitions(covering, covering);
+            return 0;
         end if;
     else
         perform pg_advisory_xact_lock(1633907813, 1);
@@ -49,6 +55,9 @@ begin
             if next_lower is null then
                 raise exception 'partition events_% has no upper bound that add_log_partitions can read', top_lower
                     using errcode = actiond.sqlstate('internal_error');
+            end if;
+            if top_lower <= covering and covering < next_lower then
+                holding := top_lower;  -- perhaps not in this snapshot's log_partitions
             end if;
         end loop;
         exit when top_lower > covering;
@@ -74,6 +83,12 @@ begin
         top_lower := next_lower;
         next_lower := next_lower + width;
     end loop;
+    if holding is not null then
+        execute format('lock table actiond.%I in row exclusive mode', 'events_' || holding);
+    else
+        -- Made here (locked since its CREATE) or one this snapshot's log_partitions holds.
+        perform actiond.lock_log_partitions(covering, covering);
+    end if;
     return made;
 end
 $$;

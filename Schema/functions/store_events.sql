@@ -8,6 +8,9 @@
 create function actiond.store_events(events jsonb[], ordinals integer[], users text[], ids text[],
                                      out stored_ordinals integer[], out stored bigint[], out stored_users text[])
 language plpgsql volatile as $$
+declare
+    top_lower bigint;
+    new_from bigint;
 begin
     with taken as (
         insert into actiond.event_ids as ei (user_id, id)
@@ -25,10 +28,15 @@ begin
     end if;
 
     -- A position in the highest partition of the log: add the next one now (one spare is
-    -- kept above the highest position taken), so an insert never finds no partition.
-    if stored[cardinality(stored)] >= (select p.lower_bound from actiond.log_partitions p
-                                       order by p.lower_bound desc limit 1) then
+    -- kept above the highest position taken), so an insert never finds no partition. The
+    -- new partitions the positions reach are locked first (lock_log_partitions says why).
+    select p.lower_bound, actiond.new_log_partitions_from() into top_lower, new_from
+    from actiond.log_partitions p order by p.lower_bound desc limit 1;
+    if stored[cardinality(stored)] >= top_lower then
         perform actiond.add_log_partitions(stored[cardinality(stored)]);
+    end if;
+    if stored[cardinality(stored)] >= new_from then
+        perform actiond.lock_log_partitions(greatest(stored[1], new_from), stored[cardinality(stored)]);
     end if;
 
     -- The request id in a column of its own (014_request_id_column.sql): a worker's sealed

@@ -20,6 +20,7 @@ declare
     prior record;
     fenced boolean;
     top_lower bigint;
+    new_from bigint;
 begin
     -- 1. Validate. A notification names a category: its required keys in the current registry.
     if event ->> 'type' = 'notification.sent' then
@@ -36,11 +37,12 @@ begin
     -- 2. The user's order lock (lock_users says why), then the forget's fence under it.
     event_user := event ->> 'user_id';
     perform actiond.lock_user(event_user);
-    --    One statement reads the fence and the highest partition's lower bound (step 3).
-    --    (select 1: see submit_many.)
+    --    One statement reads the fence, the highest partition's lower bound and where new
+    --    partitions begin (step 3). (select 1: see submit_many.)
     select exists (select 1 from actiond.forgotten_users f where f.user_id = event_user and f.new_key_allowed_at is null),
-           (select p.lower_bound from actiond.log_partitions p order by p.lower_bound desc limit 1)
-    into fenced, top_lower;
+           (select p.lower_bound from actiond.log_partitions p order by p.lower_bound desc limit 1),
+           actiond.new_log_partitions_from()
+    into fenced, top_lower, new_from;
     if fenced then
         problem := actiond.forgotten_user_problem();
         raise exception using errcode = problem[1], message = problem[2];
@@ -55,9 +57,12 @@ begin
 
     if taken is not null then
         -- store_events does the same for a batch: a position in the highest partition adds
-        -- the next one; storing the event queues it; the user's "has work" row is kept.
+        -- the next one, one in a new partition locks it first (lock_log_partitions); storing
+        -- the event queues it; the user's "has work" row is kept.
         if taken >= top_lower then
             perform actiond.add_log_partitions(taken);
+        elsif taken >= new_from then
+            perform actiond.lock_log_partitions(taken, taken);
         end if;
         insert into actiond.events (position, id, type, user_id, occurred_at, data, request_id)
         values (taken, event ->> 'id', event ->> 'type', event_user, (event ->> 'occurred_at')::timestamptz, event -> 'data',

@@ -32,4 +32,17 @@ package enum TestPaths {
         }
         return directory.appending(path: name)
     }
+
+    /// A client program of the PostgreSQL server the tests use (`psql`, `pg_dump`): beside its
+    /// `initdb`, else in the newest /usr/lib/postgresql/*/bin that has it.
+    package static func serverTool(_ name: String) throws -> URL {
+        let binaries = try PostgresBinaries.locate()
+        let candidates = [binaries.directory, binaries.initdb.resolvingSymlinksInPath().deletingLastPathComponent()]
+            + ((try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []).sorted().reversed()
+                .map { URL(fileURLWithPath: "/usr/lib/postgresql/\($0)/bin") }
+        for directory in candidates where FileManager.default.isExecutableFile(atPath: directory.appending(path: name).path) {
+            return directory.appending(path: name)
+        }
+        throw TestDatabaseError("\(name) not found beside initdb or in /usr/lib/postgresql/*/bin")
+    }
 }

@@ -1,6 +1,7 @@
 import ActiondDomain
 import ActiondPostgres
 import ActiondTestSupport
+import Foundation
 import PostgresNIO
 import Testing
 
@@ -130,6 +131,65 @@ struct LogPartitionTests {
             #expect(statuses.filter { $0 == "accepted" }.count == 10)
             #expect(statuses.filter { $0 == "duplicate" }.count == 70)
             try await Self.expectConsistent(db, events: 10)
+        }
+    }
+
+    /// A producer's psql transaction that has held the log since before others attached
+    /// partitions submits into one of them (not the highest), through both paths: it is
+    /// routed there, not refused with "no partition of relation events found for row"
+    /// (lock_log_partitions says why the server could route by its old list of partitions).
+    /// The paths one after the other: another database's partitions made at the same moment
+    /// can make the server reload the list for its own reasons, and the old defect hide.
+    @Test func anOpenTransactionSubmitsIntoPartitionsAttachedSinceItsFirstInsert() async throws {
+        for path in ["submit", "submit_many"] {
+            try await Self.submitIntoPartitionsAttachedSince(path: path)
+        }
+    }
+
+    static func submitIntoPartitionsAttachedSince(path: String) async throws {
+        try await TestDatabase.with { db in
+            try await Self.narrow(db, width: 4)
+            // The next position is in the highest partition: this adds the spare.
+            #expect(try await db.scalar("SELECT actiond.submit(\(Self.event("first", user: "fay"))::jsonb) ->> 'status'", as: String.self) == "accepted")
+            func submit(_ id: String) -> String {
+                let line = Self.event(id, user: "otto").replacingOccurrences(of: "'", with: "''")
+                return path == "submit" ? "SELECT actiond.submit('\(line)'::jsonb) ->> 'status';"
+                    : "SELECT status FROM actiond.submit_many(ARRAY['\(line)'::jsonb]);"
+            }
+            // The producer waits, between its two submits, for an advisory lock this test holds
+            // (a wait that reads nothing of the log) while the others submit.
+            let gate: Int64 = 7_446_999_001
+            try await db.client.withConnection { holder in
+                try await holder.query("SELECT pg_advisory_lock(\(gate))", logger: db.logger).drain()
+                let producer = try ProcessRunner.spawn(try TestPaths.serverTool("psql"), [
+                    "--dbname=\(db.url.string)", "--no-psqlrc", "-At", "-v", "ON_ERROR_STOP=1",
+                ], input: """
+                    BEGIN;
+                    \(submit("open-1"))
+                    SELECT pg_advisory_lock(\(gate)) IS NULL;
+                    \(submit("open-2"))
+                    COMMIT;
+                    """)
+                let waiting = try await eventually {
+                    try await db.scalar("SELECT count(*) FROM pg_locks l JOIN pg_database d ON d.oid = l.database WHERE d.datname = current_database() AND l.locktype = 'advisory' AND NOT l.granted", as: Int.self) == 1
+                }
+                #expect(waiting, "the producer waits at the gate, its first event submitted")
+                // Others take the positions up to five partitions on, one event per transaction,
+                // attaching partitions as they go.
+                for index in 0..<20 {
+                    let line = Self.event("other-\(index)", user: "u\(index % 4)").replacingOccurrences(of: "'", with: "''")
+                    #expect(try await db.scalar(PostgresQuery(unsafeSQL: "SELECT actiond.submit('\(line)'::jsonb) ->> 'status'"), as: String.self) == "accepted")
+                }
+                try await holder.query("SELECT pg_advisory_unlock(\(gate))", logger: db.logger).drain()
+                let run = try await producer.exit()
+                #expect(run.status == 0 && run.standardOutput.split(separator: "\n") == ["BEGIN", "accepted", "f", "accepted", "COMMIT"],
+                        "\(path): \(run.output)")
+            }
+            try await Self.expectConsistent(db, events: 23)
+            let below = try await db.scalar("""
+                SELECT coalesce((SELECT position FROM actiond.events WHERE id = 'open-2') < max(lower_bound), false) FROM actiond.log_partitions
+                """, as: Bool.self)
+            #expect(below, "\(path): the second position lies below the highest partition, where none is added")
         }
     }
 }

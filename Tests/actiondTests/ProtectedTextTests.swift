@@ -28,19 +28,8 @@ struct ProtectedTextTests {
     }
 
     /// A PostgreSQL client program of the server's installation (pg_dump, psql).
-    static func tool(_ name: String) throws -> URL {
-        let binaries = try PostgresBinaries.locate()
-        let candidates = [binaries.directory, binaries.initdb.resolvingSymlinksInPath().deletingLastPathComponent()]
-            + ((try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []).sorted().reversed()
-                .map { URL(fileURLWithPath: "/usr/lib/postgresql/\($0)/bin") }
-        for directory in candidates where FileManager.default.isExecutableFile(atPath: directory.appending(path: name).path) {
-            return directory.appending(path: name)
-        }
-        throw TestDatabaseError("\(name) not found beside initdb or in /usr/lib/postgresql/*/bin")
-    }
-
     static func pgDump(_ url: DatabaseURL) async throws -> String {
-        let dump = try await ProcessRunner.spawn(try tool("pg_dump"), ["--dbname=\(url.string)", "--no-owner"]).exit()
+        let dump = try await ProcessRunner.spawn(try TestPaths.serverTool("pg_dump"), ["--dbname=\(url.string)", "--no-owner"]).exit()
         #expect(dump.status == 0, "\(dump.standardError.prefix(500))")
         #expect(dump.standardOutput.contains("CREATE TABLE actiond.events"), "a dump of the schema")
         return dump.standardOutput
@@ -278,7 +267,7 @@ struct ProtectedTextTests {
             try await db.client.query("CREATE DATABASE \(unescaped: name)", logger: db.logger).drain()
             let restoredURL = db.url.with(database: name)
             do {
-                let psql = try Self.tool("psql")
+                let psql = try TestPaths.serverTool("psql")
                 let restore = try await ProcessRunner.spawn(psql, ["--dbname=\(restoredURL.string)", "-v", "ON_ERROR_STOP=1", "-q"], input: dump).exit()
                 #expect(restore.status == 0, "\(restore.standardError.prefix(800))")
                 try await PostgresClient.withClient(restoredURL, logger: db.logger) { client in
