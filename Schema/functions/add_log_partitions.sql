@@ -84,7 +84,7 @@ begin
         next_lower := next_lower + width;
     end loop;
     if holding is not null then
-        execute format('lock table actiond.%I in row exclusive mode', 'events_' || holding);
+        perform pg_catalog.pg_relation_size(format('actiond.%I', 'events_' || holding)::regclass);
     else
         -- Made here (locked since its CREATE) or one this snapshot's log_partitions holds.
         perform actiond.lock_log_partitions(covering, covering);

@@ -1,14 +1,17 @@
--- Locks, ROW EXCLUSIVE, each partition of actiond.events that holds a position from `low`
+-- Locks (ACCESS SHARE) each partition of actiond.events that holds a position from `low`
 -- to `high`, before the caller inserts there. A partition another transaction created and
 -- attached (add_log_partitions) is visible to this one's snapshot as soon as the creator's
 -- commit is, but the creator tells other sessions to reload the log's partition list a
 -- moment later, just before it releases its locks; an insert in that moment, or in a
 -- transaction that has held a lock on actiond.events since before the ATTACH, routes by
 -- the old list and fails with "no partition of relation events found for row". Locking the
--- partition itself waits for its creator's lock on it (held until that reload is sent) and,
--- being a new lock of this transaction, makes it read the reloads sent so far. The caller
--- only asks for partitions it may not know yet (new_log_partitions_from, add_log_partitions):
--- an old partition's ATTACH was read when this transaction began.
+-- partition itself waits for its creator's ACCESS EXCLUSIVE lock on it (held until that
+-- reload is sent) and, being a new lock of this transaction, makes it read the reloads sent
+-- so far. pg_relation_size takes that lock as it opens the table, in a plain statement
+-- (a LOCK TABLE naming the partition would be parsed again on every call). The callers ask
+-- only for partitions made since a minute before their transaction began, and
+-- add_log_partitions for the one it returns with: an older partition's ATTACH was read when
+-- the transaction began (unless its creator's transaction lasted over that minute).
 create function actiond.lock_log_partitions(low bigint, high bigint) returns void
 language plpgsql volatile as $$
 declare
@@ -19,7 +22,7 @@ begin
         where p.lower_bound <= high and p.upper_bound > low
         order by p.lower_bound
     loop
-        execute format('lock table actiond.%I in row exclusive mode', 'events_' || lower);
+        perform pg_catalog.pg_relation_size(format('actiond.%I', 'events_' || lower)::regclass);
     end loop;
 end
 $$;

@@ -30,8 +30,10 @@ begin
     -- A position in the highest partition of the log: add the next one now (one spare is
     -- kept above the highest position taken), so an insert never finds no partition. The
     -- new partitions the positions reach are locked first (lock_log_partitions says why).
-    select p.lower_bound, actiond.new_log_partitions_from() into top_lower, new_from
-    from actiond.log_partitions p order by p.lower_bound desc limit 1;
+    -- (The new partitions: those made since a minute before this transaction began, as submit reads them.)
+    select (select p.lower_bound from actiond.log_partitions p order by p.lower_bound desc limit 1),
+           (select min(p.lower_bound) from actiond.log_partitions p where p.created_at >= transaction_timestamp() - interval '1 minute')
+    into top_lower, new_from;
     if stored[cardinality(stored)] >= top_lower then
         perform actiond.add_log_partitions(stored[cardinality(stored)]);
     end if;

@@ -43,6 +43,9 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Events submitted with one actiond.submit() call each.") var singleEvents: Int?
     @Option(help: "Offered load of the latency phase, events per second.") var rate: Int?
     @Option(help: "Duration of the latency phase, seconds.") var latencySeconds: Int?
+    @Flag(help: "Run only the breakdown of a small batch: events offered at --rate in groups of 1, 4, 16 and 64 (one transaction each), with each SQL function's calls and time per batch and the CPU per batch.")
+    var breakdown = false
+    @Option(help: "Duration of each group size of the breakdown, seconds.") var breakdownSeconds: Int?
     @Option(help: "Also drain a backlog with each of these numbers of \(Installed.commandName) work processes at once, e.g. 1,2,4.")
     var workerProcesses: String?
     @Option(help: "Events in the backlog of each --worker-processes run.") var scalingEvents: Int?
@@ -72,7 +75,7 @@ struct BenchCommand: AsyncParsableCommand {
             throw ValidationError("--worker-processes must be a comma-separated list of numbers from 1 to 64, e.g. 1,2,4")
         }
         for (name, value) in [("--scaling-events", scalingEvents), ("--events", events), ("--users", users), ("--submit-events", submitEvents), ("--single-events", singleEvents),
-                              ("--rate", rate), ("--latency-seconds", latencySeconds)] {
+                              ("--rate", rate), ("--latency-seconds", latencySeconds), ("--breakdown-seconds", breakdownSeconds)] {
             if let value, value < 1 { throw ValidationError("\(name) must be at least 1") }
         }
     }
@@ -87,6 +90,7 @@ struct BenchCommand: AsyncParsableCommand {
         if let singleEvents { configuration.singleEvents = singleEvents }
         if let rate { configuration.latencyRate = rate }
         if let latencySeconds { configuration.latencySeconds = latencySeconds }
+        if let breakdownSeconds { configuration.breakdownSeconds = breakdownSeconds }
         if let workerProcesses { configuration.workerProcesses = parsedProcesses(workerProcesses) ?? [] }
         if let scalingEvents { configuration.scalingEvents = scalingEvents }
         configuration.durable = !notDurable
@@ -96,14 +100,30 @@ struct BenchCommand: AsyncParsableCommand {
         let keyFile = FileManager.default.temporaryDirectory.appending(path: "actiond-bench-\(UUID().uuidString).key").path
         try KeyFile.create(at: keyFile)
         defer { try? FileManager.default.removeItem(atPath: keyFile) }
-        let result = try await Benchmark(server: server, configuration: configuration, executable: executable, keyFile: keyFile, logger: logger) { line in
+        let benchmark = Benchmark(server: server, configuration: configuration, executable: executable, keyFile: keyFile, logger: logger) { line in
             FileHandle.standardError.write(Data("… \(line)\n".utf8))
-        }.run()
+        }
+        if breakdown {
+            let (runs, settings) = try await benchmark.runBreakdown()
+            print((runs.flatMap(\.table) + ["", settings.summary]).joined(separator: "\n"))
+            if let json {
+                try Self.writeJSON(BreakdownFigures(breakdown: runs, settings: settings), to: json)
+                print("figures written to \(json)")
+            }
+            return
+        }
+        let result = try await benchmark.run()
         print(result.table)
         if let json {
             try Self.writeJSON(result, to: json)
             print("figures written to \(json)")
         }
+    }
+
+    /// What `--breakdown --json` writes.
+    struct BreakdownFigures: Encodable {
+        var breakdown: [BenchBreakdown]
+        var settings: BenchResult.Settings
     }
 
     /// `value` as indented JSON with sorted keys (dates in ISO 8601) at `path`.

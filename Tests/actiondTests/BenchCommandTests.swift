@@ -48,6 +48,24 @@ struct BenchCommandTests {
             #expect((json["latency"]?["events_per_batch"]?.doubleValue ?? 0) >= 1, "latency.events_per_batch")
             #expect(result.standardOutput.contains("events per batch"), "\(result.standardOutput)")
             #expect((json["worker_peak_rss_mb"]?.doubleValue ?? 0) > 1)
+            // The breakdown of a small batch: each group size, its batches, CPU on both sides,
+            // and the calls of the submit, the claim, the loads and the commit.
+            let breakdown = json["breakdown"]?.arrayValue ?? []
+            #expect(breakdown.compactMap { $0["group"]?.doubleValue } == [1, 4, 16, 64], "breakdown groups")
+            for run in breakdown {
+                let group = run["group"]?.doubleValue ?? 0
+                for key in ["events", "batches", "claims", "worker_cpu_ms", "postgres_cpu_ms"] {
+                    #expect((run[key]?.doubleValue ?? 0) > 0, "breakdown \(group): \(key)")
+                }
+                let calls = Dictionary((run["functions"]?.arrayValue ?? []).compactMap { function in
+                    function["name"]?.stringValue.map { ($0, function["calls"]?.doubleValue ?? 0) }
+                }, uniquingKeysWith: +)
+                for name in ["submit", "claim_batch", "load_streams", "commit_batch", "event_problem"] {
+                    #expect((calls[name] ?? 0) > 0, "breakdown \(group): calls of \(name)")
+                }
+                #expect((calls["submit"] ?? 0) >= (run["events"]?.doubleValue ?? .infinity), "breakdown \(group): a submit for each event decided")
+            }
+            #expect(result.standardOutput.contains("calls/batch") && result.standardOutput.contains("groups of 64"), "\(result.standardOutput)")
             let scaling = json["scaling"]?.arrayValue ?? []
             #expect(scaling.compactMap { $0["processes"]?.integerValue } == [1, 2])
             for run in scaling {

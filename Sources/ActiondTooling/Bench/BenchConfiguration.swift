@@ -13,6 +13,10 @@ package struct BenchConfiguration: Sendable {
     /// Offered load and duration of the latency phase.
     package var latencyRate = 1_000
     package var latencySeconds = 30
+    /// The small-batch breakdown: events offered (at `latencyRate`) in groups of each of
+    /// these sizes, each group one producer transaction, for `breakdownSeconds` each.
+    package var breakdownGroups = [1, 4, 16, 64]
+    package var breakdownSeconds = 10
     /// `--worker-processes`: the numbers of `actiond work` processes to drain a backlog of
     /// `scalingEvents` with, one after the other (none: the phase is skipped).
     package var workerProcesses: [Int] = []
@@ -31,6 +35,7 @@ package struct BenchConfiguration: Sendable {
         configuration.users = 300
         configuration.latencyRate = 200
         configuration.latencySeconds = 2
+        configuration.breakdownSeconds = 1
         return configuration
     }
 }

@@ -58,6 +58,14 @@ package struct BenchResult: Sendable, Codable {
         package var worker_batch_size: Int
         package var users: Int
         package var date: String
+
+        /// The line under the figures that says where they were measured.
+        package var summary: String {
+            "settings: \(cores) cores, \(String(format: "%.0f", memory_gib)) GiB, PostgreSQL \(postgresql_version), "
+                     + "fsync \(fsync), synchronous_commit \(synchronous_commit), shared_buffers \(shared_buffers), "
+                     + "\(build) build, workers \(worker_concurrency) × batch \(worker_batch_size), \(users) users"
+                     + (durable_commits ? "" : "  [NOT DURABLE: commits may be lost on a crash]")
+        }
     }
 
     /// One run of `--worker-processes`: the backlog drained by `processes` processes at once.
@@ -89,6 +97,8 @@ package struct BenchResult: Sendable, Codable {
     package var ceiling: Ceiling
     package var worker_peak_rss_mb: Double
     package var scaling: [Scaling]?
+    /// The small-batch breakdown, one run per group size.
+    package var breakdown: [BenchBreakdown]? = nil
     package var settings: Settings
 
     /// The table `actiond bench` prints.
@@ -130,11 +140,13 @@ package struct BenchResult: Sendable, Codable {
         var lines = rows.map { row in
             row.0.padding(toLength: first, withPad: " ", startingAt: 0) + "  " + row.1.padding(toLength: second, withPad: " ", startingAt: 0) + "  " + row.2
         }
+        if let breakdown, !breakdown.isEmpty {
+            lines.append("")
+            lines.append("breakdown of a small batch (events offered in groups, each group one transaction of actiond.submit() calls):")
+            for run in breakdown { lines += run.table }
+        }
         lines.append("")
-        lines.append("settings: \(settings.cores) cores, \(String(format: "%.0f", settings.memory_gib)) GiB, PostgreSQL \(settings.postgresql_version), "
-                     + "fsync \(settings.fsync), synchronous_commit \(settings.synchronous_commit), shared_buffers \(settings.shared_buffers), "
-                     + "\(settings.build) build, workers \(settings.worker_concurrency) × batch \(settings.worker_batch_size), \(settings.users) users"
-                     + (settings.durable_commits ? "" : "  [NOT DURABLE: commits may be lost on a crash]"))
+        lines.append(settings.summary)
         return lines.map { $0.replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression) }.joined(separator: "\n")
     }
 }

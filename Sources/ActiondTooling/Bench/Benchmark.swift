@@ -52,6 +52,7 @@ package struct Benchmark: Sendable {
         let (endToEndAgain, _) = try await withDatabase("drain2") { url, client in try await WorkerPhases.endToEnd(self, url: url, client: client) }
         say("latency: \(configuration.latencyRate) events/s offered for \(configuration.latencySeconds) s to a running actiond work, one actiond.submit() per event (prepared once per connection) from \(configuration.singleConnections) connections")
         let latency = try await withDatabase("latency") { url, client in try await WorkerPhases.latency(self, url: url, client: client) }
+        let breakdown = try await BreakdownPhase.run(self)
         var scaling: [BenchResult.Scaling] = []
         for processes in configuration.workerProcesses {
             say("scaling: \(configuration.scalingEvents) mixed events drained by \(processes) actiond work processes at once")
@@ -65,9 +66,18 @@ package struct Benchmark: Sendable {
         var result = BenchResult(bulk_submit: bulk, single_submit: single, end_to_end: endToEnd, end_to_end_unsealed: unsealed,
                                  end_to_end_unsealed_again: unsealedAgain, end_to_end_again: endToEndAgain,
                                  latency: latency, ceiling: ceiling,
-                                 worker_peak_rss_mb: rss, scaling: scaling.isEmpty ? nil : scaling, settings: settings)
+                                 worker_peak_rss_mb: rss, scaling: scaling.isEmpty ? nil : scaling, breakdown: breakdown, settings: settings)
         result.computeSealingCost()
         return result
+    }
+
+    /// The small-batch breakdown alone (`actiond bench --breakdown`), with the run's settings.
+    package func runBreakdown() async throws -> (breakdown: [BenchBreakdown], settings: BenchResult.Settings) {
+        try await setDurability(configuration.durable)
+        let settings = try await self.settings()
+        let breakdown = try await BreakdownPhase.run(self)
+        if !configuration.durable { try await setDurability(true) }
+        return (breakdown, settings)
     }
 
     /// Runs `body` on a fresh, migrated database, dropped afterwards.
@@ -108,7 +118,7 @@ package struct Benchmark: Sendable {
         try await Task.sleep(for: .milliseconds(200))
     }
 
-    private func settings() async throws -> BenchResult.Settings {
+    func settings() async throws -> BenchResult.Settings {
         let row = try await PostgresClient.withClient(server.with(database: "postgres"), maximumConnections: 1, logger: logger) { client in
             try await client.query("""
                 SELECT current_setting('server_version'), current_setting('fsync'), current_setting('synchronous_commit'),

@@ -73,7 +73,7 @@ struct CPUSampler {
     }
 
     /// utime + stime of `pid`, from /proc/PID/stat (fields 14 and 15, after the command).
-    private static func cpuSeconds(_ pid: Int32) -> Double? {
+    static func cpuSeconds(_ pid: Int32) -> Double? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
               let close = stat.lastIndex(of: ")") else { return nil }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
