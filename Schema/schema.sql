@@ -346,12 +346,17 @@ CREATE TABLE actiond.log_partitions (
     upper_bound bigint NOT NULL,
     created_at timestamp with time zone NOT NULL,
     forget_from bigint,
+    attached_live boolean DEFAULT false NOT NULL,
     CONSTRAINT log_partitions_check CHECK ((upper_bound > lower_bound))
 );
 
 -- Name: TABLE log_partitions; Type: COMMENT; Schema: actiond; Owner: -
 
 COMMENT ON TABLE actiond.log_partitions IS 'The partitions of actiond.events and actiond.outcomes (same bounds), and the one a prune is removing.';
+
+-- Name: COLUMN log_partitions.attached_live; Type: COMMENT; Schema: actiond; Owner: -
+
+COMMENT ON COLUMN actiond.log_partitions.attached_live IS 'Attached by add_log_partitions while producers ran (not by a migration): locked before an insert while it is new.';
 
 -- Name: log_settings; Type: TABLE; Schema: actiond; Owner: -
 

@@ -77,8 +77,8 @@ begin
                        'outcomes_' || next_lower);
         execute format('alter table actiond.outcomes attach partition actiond.%I for values from (%s) to (%s)',
                        'outcomes_' || next_lower, next_lower, next_lower + width);
-        insert into actiond.log_partitions (lower_bound, upper_bound, created_at)
-        values (next_lower, next_lower + width, clock_timestamp());
+        insert into actiond.log_partitions (lower_bound, upper_bound, created_at, attached_live)
+        values (next_lower, next_lower + width, clock_timestamp(), true);
         made := made + 1;
         top_lower := next_lower;
         next_lower := next_lower + width;

@@ -9,7 +9,8 @@
 -- reload is sent) and, being a new lock of this transaction, makes it read the reloads sent
 -- so far. pg_relation_size takes that lock as it opens the table, in a plain statement
 -- (a LOCK TABLE naming the partition would be parsed again on every call). The callers ask
--- only for partitions made since a minute before their transaction began, and
+-- only for partitions attached since a minute before their transaction began (never a
+-- migration's: 016_partitions_attached_live.sql), and
 -- add_log_partitions for the one it returns with: an older partition's ATTACH was read when
 -- the transaction began (unless its creator's transaction lasted over that minute).
 create function actiond.lock_log_partitions(low bigint, high bigint) returns void

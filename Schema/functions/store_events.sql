@@ -30,9 +30,9 @@ begin
     -- A position in the highest partition of the log: add the next one now (one spare is
     -- kept above the highest position taken), so an insert never finds no partition. The
     -- new partitions the positions reach are locked first (lock_log_partitions says why).
-    -- (The new partitions: those made since a minute before this transaction began, as submit reads them.)
+    -- (The new partitions: those attached since a minute before this transaction began, as submit reads them.)
     select (select p.lower_bound from actiond.log_partitions p order by p.lower_bound desc limit 1),
-           (select min(p.lower_bound) from actiond.log_partitions p where p.created_at >= transaction_timestamp() - interval '1 minute')
+           (select min(p.lower_bound) from actiond.log_partitions p where p.attached_live and p.created_at >= transaction_timestamp() - interval '1 minute')
     into top_lower, new_from;
     if stored[cardinality(stored)] >= top_lower then
         perform actiond.add_log_partitions(stored[cardinality(stored)]);

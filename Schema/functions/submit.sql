@@ -41,10 +41,10 @@ begin
     --    partitions begin (step 3). (select 1: see submit_many.)
     select exists (select 1 from actiond.forgotten_users f where f.user_id = event_user and f.new_key_allowed_at is null),
            (select p.lower_bound from actiond.log_partitions p order by p.lower_bound desc limit 1),
-           -- Where the partitions made since a minute before this transaction began start
-           -- (lock_log_partitions says why they are locked before an insert): steady state,
-           -- none, and nothing more is done.
-           (select min(p.lower_bound) from actiond.log_partitions p where p.created_at >= transaction_timestamp() - interval '1 minute')
+           -- Where the partitions attached since a minute before this transaction began start
+           -- (lock_log_partitions says why they are locked before an insert; 016): steady
+           -- state, none, and nothing more is done.
+           (select min(p.lower_bound) from actiond.log_partitions p where p.attached_live and p.created_at >= transaction_timestamp() - interval '1 minute')
     into fenced, top_lower, new_from;
     if fenced then
         problem := actiond.forgotten_user_problem();
