@@ -42,4 +42,37 @@ package enum HTTPProbe {
         }
         return nil
     }
+
+    /// Sends `request` as it is on a new TCP connection to 127.0.0.1:`port`, then reads until
+    /// the server closes the connection or `seconds` pass without it: what came back, and
+    /// whether the server closed it (an HTTP/1.0 client reads to the end of the connection).
+    package static func exchange(port: Int, _ request: String, waitingForClose seconds: Double) async throws -> (response: String, closed: Bool) {
+        try await Task.detached {
+            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard socket >= 0 else { throw POSIXError(.EMFILE) }
+            defer { close(socket) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            let connected = withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            }
+            guard connected else { throw POSIXError(.ECONNREFUSED) }
+            let bytes = Array(request.utf8)
+            guard bytes.withUnsafeBytes({ send(socket, $0.baseAddress, $0.count, 0) }) == bytes.count else { throw POSIXError(.EPIPE) }
+            var received: [UInt8] = []
+            let deadline = Date().addingTimeInterval(seconds)
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while Date() < deadline {
+                var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+                let waitMilliseconds = Int32(max(1, deadline.timeIntervalSinceNow * 1000))
+                guard poll(&descriptor, 1, waitMilliseconds) > 0 else { break }
+                let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+                if count <= 0 { return (String(decoding: received, as: UTF8.self), true) }
+                received += buffer[0..<count]
+            }
+            return (String(decoding: received, as: UTF8.self), false)
+        }.value
+    }
 }

@@ -50,4 +50,23 @@ struct LogFormatTests {
         #expect(run.status != 0)
         #expect(run.standardError.contains("--log-format (ACTIOND_LOG_FORMAT) must be text or json"), "\(run.standardError)")
     }
+
+    /// The command line's own answers stay text under JSON logs (the image sets
+    /// ACTIOND_LOG_FORMAT=json): help, and a usage error naming the option; a command's own
+    /// failure is still one JSON line.
+    @Test func helpAndUsageErrorsAreTextWhateverTheFormat() async throws {
+        let nowhere = try DatabaseURL("postgresql://nobody@127.0.0.1:1/none")
+        let json: [String: String?] = ["ACTIOND_LOG_FORMAT": "json"]
+        let help = try await ActiondProcess.run(["--help"], database: nowhere, environment: json)
+        #expect(help.status == 0 && help.standardOutput.contains("USAGE:") && help.standardError.isEmpty, "\(help.standardOutput)\(help.standardError)")
+        let commandHelp = try await ActiondProcess.run(["work", "--help"], database: nowhere, environment: json)
+        #expect(commandHelp.status == 0 && commandHelp.standardOutput.contains("--concurrency"), "\(commandHelp.standardError)")
+        let usage = try await ActiondProcess.run(["work", "--no-such-option"], database: nowhere, environment: json)
+        #expect(usage.status == 64, "EX_USAGE: \(usage.standardError)")
+        #expect(usage.standardError.contains("Error: Unknown option '--no-such-option'") && !usage.standardError.hasPrefix("{"), "\(usage.standardError)")
+        // A failure of the command itself: a JSON line.
+        let failed = try await ActiondProcess.run(["report", "--log-format", "json"], database: nowhere)
+        #expect(failed.status != 0)
+        #expect(Self.objects(failed.standardError).contains { $0["level"] as? String == "error" }, "\(failed.standardError)")
+    }
 }

@@ -101,6 +101,27 @@ struct OperationsEndpointTests {
         }
     }
 
+    /// An HTTP/1.0 health check (busybox wget, a raw socket) gets its answer and the end of
+    /// the connection; an HTTP/1.1 client's connection stays open for its next request.
+    @Test func anHTTP10RequestsConnectionClosesAfterItsAnswer() async throws {
+        try await TestDatabase.with { db in
+            let worker = try ActiondProcess.start(["work", "--http-port", "0", "--log-format", "json"], database: db.url, logLevel: "notice")
+            let port = try #require(try await HTTPProbe.loggedPort { worker.standardErrorSoFar })
+            #expect(try await eventually { await HTTPProbe.get(port: port, "/health/ready")?.status == 200 })
+            for path in ["/health/live", "/health/ready", "/metrics"] {
+                let old = try await HTTPProbe.exchange(port: port, "GET \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", waitingForClose: 10)
+                #expect(old.closed && old.response.contains(" 200 "), "\(path): \(old)")
+            }
+            let kept = try await HTTPProbe.exchange(port: port, "GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", waitingForClose: 1)
+            #expect(!kept.closed && kept.response.hasPrefix("HTTP/1.1 200") && kept.response.hasSuffix("live\n"), "\(kept)")
+            let asked = try await HTTPProbe.exchange(port: port, "GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", waitingForClose: 10)
+            #expect(asked.closed, "\(asked)")
+            worker.send(SIGTERM)
+            let exit = try await worker.exit()
+            #expect(exit.status == 0, "\(exit.standardError)")
+        }
+    }
+
     @Test func theEnvironmentSetsThePortAndTheLogFormatAndAFlagWins() async throws {
         try await TestDatabase.with { db in
             // A port found free can be taken before the worker binds it (an outgoing connection's

@@ -10,10 +10,20 @@ extension AsyncParsableCommand {
     /// sentence that names neither, and its full reflection would print the query's values.
     /// A refused privilege (42501) is the sentence naming the role the command needs
     /// (`RoleBoundCommand`).
+    ///
+    /// What the command line itself answers (`--help`, `--version`, a usage error) is text
+    /// for the person who typed it, whatever the log format: only a command's own failure
+    /// becomes a JSON log line under `--log-format json`.
     package static func runCommandLine() async {
         var access: CommandAccess?
+        let parsed: any ParsableCommand
         do {
-            var command = try parseAsRoot()
+            parsed = try parseAsRoot()
+        } catch {
+            exit(withError: error)
+        }
+        do {
+            var command = parsed
             access = (type(of: command) as? any RoleBoundCommand.Type)?.access
             if var command = command as? any AsyncParsableCommand {
                 try await command.run()
@@ -35,7 +45,9 @@ extension AsyncParsableCommand {
     /// `ACTIOND_LOG_FORMAT=json`), as one JSON log line (time, level, message, label) like
     /// every other line the process writes.
     private static func fail(_ error: any Error) -> Never {
-        guard logsJSON, !(error is CleanExit), !(error is ExitCode) else { exit(withError: error) }
+        // Help is ArgumentParser's own answer even where a command's run gives it (`actiond
+        // --help` parses as its help command, whose run ends with it): text, exit 0.
+        guard logsJSON, !(error is CleanExit), !(error is ExitCode), exitCode(for: error) != .success else { exit(withError: error) }
         let object: [String: Any] = [
             "time": Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted)),
             "level": "error", "message": fullMessage(for: error), "label": "actiond",

@@ -38,6 +38,8 @@ package enum OperationsServer {
         }
         return Application(
             router: router,
+            // An HTTP/1.0 request's connection closes after its response (HTTP10ConnectionClose).
+            server: .http1(configuration: .init(additionalChannelHandlers: [HTTP10ConnectionClose()])),
             configuration: ApplicationConfiguration(address: .hostname(endpoint.host, port: endpoint.port), serverName: "actiond"),
             onServerRunning: { channel in
                 logger.notice("serving /metrics, /health/live and /health/ready", metadata: [
