@@ -68,6 +68,17 @@ package struct TestDatabase: Sendable {
     }
 
     /// The first column of the first row of `query`, decoded as `T`.
+    /// Every row's first column, as text (the query casts or concatenates to text).
+    package func strings(_ query: PostgresQuery) async throws -> [String] {
+        try await client.query(query, logger: logger).collect().map { try $0.decode(String.self) }
+    }
+
+    /// `strings` of `sql` as written: what is interpolated into it is spliced in, not bound
+    /// (table names, test-made literals).
+    package func strings(sql: String) async throws -> [String] {
+        try await strings(PostgresQuery(unsafeSQL: sql))
+    }
+
     package func scalar<T: PostgresDecodable>(_ query: PostgresQuery, as type: T.Type = T.self) async throws -> T {
         let rows = try await client.query(query, logger: logger).collect()
         guard let row = rows.first else { throw TestDatabaseError("no rows from \(query.sql)") }

@@ -38,22 +38,21 @@ struct ConsoleAuditMigrationTests {
 
                 let report = try await Migrator(client: db.client, logger: db.logger).migrate()
                 #expect(report.applied == ["011_console_audit.sql", "012_stream_probes.sql", "013_no_statistics_of_documents.sql", "014_request_id_column.sql", "015_retired_keks.sql", "016_partitions_attached_live.sql"])
-                func strings(_ sql: String) async throws -> [String] { try await LiveMigration.strings(PostgresQuery(unsafeSQL: sql), db) }
-                #expect(try await strings("SELECT indexdef FROM pg_indexes WHERE schemaname = 'actiond' AND indexname = 'projections_user'")
+                #expect(try await db.strings(sql: "SELECT indexdef FROM pg_indexes WHERE schemaname = 'actiond' AND indexname = 'projections_user'")
                         == ["CREATE INDEX projections_user ON actiond.projections USING btree (user_id, kind, stream_id) WHERE (user_id <> ''::text)"])  // 012 adds the stream
-                #expect(try await strings("""
+                #expect(try await db.strings(sql: """
                     SELECT typname::text FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
                     WHERE n.nspname = 'actiond' AND typname LIKE 'console\\_%\\_row' ORDER BY 1
                     """) == ["console_dead_letter_row", "console_outcome_row", "console_person_row", "console_trail_row"])
-                #expect(try await strings("SELECT count(*)::text FROM actiond.console_audit") == ["0"])
+                #expect(try await db.strings(sql: "SELECT count(*)::text FROM actiond.console_audit") == ["0"])
                 // What was there, through the console.
-                #expect(try await strings("SELECT coalesce(user_id, '-') FROM actiond.console_pauses()") == ["ana"])
-                #expect(try await strings("SELECT r ->> 'state' FROM actiond.console_handler_rows('report_timers', 'ana', NULL) r") == ["snoozed"])
-                #expect(try await strings("SELECT event_id || ':' || last_error FROM actiond.console_dead_letters(NULL, NULL, NULL, NULL, NULL, NULL)") == ["c1:boom"])
-                #expect(try await strings("SELECT paused::text || ':' || events || ':' || dead FROM actiond.console_person('ana')") == ["true:1:1"])
-                #expect(try await strings("SELECT actiond.console_discard('ops', array[1]::bigint[], 'position 1')::text") == ["1"])
-                #expect(try await strings("SELECT actiond.console_resume('ops', 'ana')::text") == ["1"])
-                #expect(try await strings("SELECT concat_ws(':', person, action, target, events) FROM actiond.console_audit(NULL, NULL)")
+                #expect(try await db.strings(sql: "SELECT coalesce(user_id, '-') FROM actiond.console_pauses()") == ["ana"])
+                #expect(try await db.strings(sql: "SELECT r ->> 'state' FROM actiond.console_handler_rows('report_timers', 'ana', NULL) r") == ["snoozed"])
+                #expect(try await db.strings(sql: "SELECT event_id || ':' || last_error FROM actiond.console_dead_letters(NULL, NULL, NULL, NULL, NULL, NULL)") == ["c1:boom"])
+                #expect(try await db.strings(sql: "SELECT paused::text || ':' || events || ':' || dead FROM actiond.console_person('ana')") == ["true:1:1"])
+                #expect(try await db.strings(sql: "SELECT actiond.console_discard('ops', array[1]::bigint[], 'position 1')::text") == ["1"])
+                #expect(try await db.strings(sql: "SELECT actiond.console_resume('ops', 'ana')::text") == ["1"])
+                #expect(try await db.strings(sql: "SELECT concat_ws(':', person, action, target, events) FROM actiond.console_audit(NULL, NULL)")
                         == ["ops:resume:user ana:1", "ops:discard:position 1:1"])
                 // A second migrate finds nothing to do.
                 let again = try await Migrator(client: db.client, logger: db.logger).migrate()

@@ -55,7 +55,7 @@ struct ConsoleFunctionsTests {
     }
 
     static func strings(_ sql: String, _ db: TestDatabase) async throws -> [String] {
-        try await LiveMigration.strings(PostgresQuery(unsafeSQL: sql), db)
+        try await db.strings(sql: sql)
     }
 
     static func int(_ sql: String, _ db: TestDatabase) async throws -> Int {

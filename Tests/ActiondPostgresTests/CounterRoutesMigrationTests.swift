@@ -34,14 +34,11 @@ struct CounterRoutesMigrationTests {
 
                 let report = try await Migrator(client: db.client, logger: db.logger).migrate()
                 #expect(report.applied == ["007_counter_routes.sql", "008_domain_event_indexes.sql", "009_log_as_queue.sql", "010_one_word_per_idea.sql", "011_console_audit.sql", "012_stream_probes.sql", "013_no_statistics_of_documents.sql", "014_request_id_column.sql", "015_retired_keks.sql", "016_partitions_attached_live.sql"])
-                func strings(_ query: PostgresQuery) async throws -> [String] {
-                    try await db.client.query(query, logger: db.logger).collect().map { try $0.decode(String.self) }
-                }
-                #expect(try await strings("SELECT action || ':' || outcome || ':' || events FROM actiond.report_outcomes ORDER BY action")
+                #expect(try await db.strings("SELECT action || ':' || outcome || ':' || events FROM actiond.report_outcomes ORDER BY action")
                         == ["SNOOZE_ACTION:rejected:4", "meeting.cancelled:applied:3"])
-                #expect(try await strings("SELECT counter_key FROM actiond.outcome_counts ORDER BY counter_key, action") == ["17", "17", "3"])
-                #expect(try await strings("SELECT sum(applied) || ',' || sum(rejected) FROM actiond.report_throughput") == ["3,4"])
-                #expect(try await strings("SELECT sum(events)::text FROM actiond.latency_all_time") == ["7"])
+                #expect(try await db.strings("SELECT counter_key FROM actiond.outcome_counts ORDER BY counter_key, action") == ["17", "17", "3"])
+                #expect(try await db.strings("SELECT sum(applied) || ',' || sum(rejected) FROM actiond.report_throughput") == ["3,4"])
+                #expect(try await db.strings("SELECT sum(events)::text FROM actiond.latency_all_time") == ["7"])
 
                 // This build's worker counts on top of them.
                 let accepted = try await db.scalar("""
@@ -50,9 +47,9 @@ struct CounterRoutesMigrationTests {
                 #expect(accepted.contains("accepted"), "\(accepted)")
                 let drained = try await ActiondProcess.run(["work", "--drain"], database: db.url)
                 #expect(drained.status == 0, "\(drained.standardError)")
-                #expect(try await strings("SELECT action || ':' || outcome || ':' || events FROM actiond.report_outcomes ORDER BY action")
+                #expect(try await db.strings("SELECT action || ':' || outcome || ':' || events FROM actiond.report_outcomes ORDER BY action")
                         == ["SNOOZE_ACTION:rejected:4", "meeting.cancelled:applied:4"])
-                #expect(try await strings("SELECT sum(applied)::text FROM actiond.report_throughput") == ["4"])
+                #expect(try await db.strings("SELECT sum(applied)::text FROM actiond.report_throughput") == ["4"])
             } catch {
                 Issue.record("\(String(reflecting: error))")
             }

@@ -60,14 +60,11 @@ struct DistributableKeysMigrationTests {
                 let report = try await Migrator(client: db.client, logger: db.logger).migrate()
                 #expect(report.applied == ["004_distributable_keys.sql", "005_protected_text.sql", "006_trail.sql", "007_counter_routes.sql", "008_domain_event_indexes.sql", "009_log_as_queue.sql", "010_one_word_per_idea.sql", "011_console_audit.sql", "012_stream_probes.sql", "013_no_statistics_of_documents.sql", "014_request_id_column.sql", "015_retired_keks.sql", "016_partitions_attached_live.sql"])
 
-                func strings(_ query: PostgresQuery) async throws -> [String] {
-                    try await db.client.query(query, logger: db.logger).collect().map { try $0.decode(String.self) }
-                }
-                #expect(try await strings("SELECT e.id || ':' || o.user_id || ':' || o.outcome FROM actiond.outcomes o JOIN actiond.events e USING (user_id, position) ORDER BY e.id")
+                #expect(try await db.strings("SELECT e.id || ':' || o.user_id || ':' || o.outcome FROM actiond.outcomes o JOIN actiond.events e USING (user_id, position) ORDER BY e.id")
                         == ["e1:ana:applied", "e2:ana:dead"], "each outcome found its user")
-                #expect(try await strings("SELECT user_id || ':' || id FROM actiond.event_ids ORDER BY id")
+                #expect(try await db.strings("SELECT user_id || ':' || id FROM actiond.event_ids ORDER BY id")
                         == ["ana:e1", "ana:e2", "bo:e3", "bo:e4", "ana:e5"], "every key of a stored event, by user; the orphan forgotten")
-                #expect(try await strings("""
+                #expect(try await db.strings("""
                     SELECT (SELECT count(*) FROM actiond.pending_events) || ',' || (SELECT count(*) FROM actiond.held) || ','
                         || (SELECT count(*) FROM actiond.stash) || ',' || (SELECT count(*) FROM actiond.domain_events)
                     """) == ["1,1,1,1"])
@@ -75,7 +72,7 @@ struct DistributableKeysMigrationTests {
                 let bo = try await db.scalar("SELECT actiond.submit('{\"id\":\"e1\",\"type\":\"meeting.cancelled\",\"user_id\":\"bo\",\"occurred_at\":\"2026-11-20T10:01:00Z\",\"data\":{\"meeting_id\":\"m2\"}}')::text", as: String.self)
                 #expect(bo.contains("accepted"), "\(bo)")
                 // …and this build's functions read the kept rows: the dead letter by its user.
-                #expect(try await strings("SELECT user_id FROM actiond.report_dead_letters") == ["ana"])
+                #expect(try await db.strings("SELECT user_id FROM actiond.report_dead_letters") == ["ana"])
             } catch {
                 // The server's whole message, not PSQLError's generic description.
                 Issue.record("\(String(reflecting: error))")

@@ -24,9 +24,8 @@ struct DocumentStatisticsMigrationTests {
                 }
                 let report = try await Migrator(client: db.client, logger: db.logger).migrate()
                 #expect(report.applied == ["013_no_statistics_of_documents.sql", "014_request_id_column.sql", "015_retired_keks.sql", "016_partitions_attached_live.sql"])
-                func strings(_ sql: String) async throws -> [String] { try await LiveMigration.strings(PostgresQuery(unsafeSQL: sql), db) }
                 func target(_ table: String, _ column: String) async throws -> [String] {
-                    try await strings("""
+                    try await db.strings(sql: """
                         SELECT coalesce(attstattarget, -1)::text FROM pg_attribute
                         WHERE attrelid = 'actiond.\(table)'::regclass AND attname = '\(column)'
                         """)
@@ -36,12 +35,12 @@ struct DocumentStatisticsMigrationTests {
                     #expect(try await target(table, other) == ["-1"], "\(table).\(other) keeps the default")
                 }
                 // The partition there before the migration, and one made after it.
-                let partitions = try await strings("SELECT 'events_' || lower_bound FROM actiond.log_partitions ORDER BY lower_bound")
+                let partitions = try await db.strings(sql: "SELECT 'events_' || lower_bound FROM actiond.log_partitions ORDER BY lower_bound")
                 #expect(!partitions.isEmpty)
                 for partition in partitions { #expect(try await target(partition, "data") == ["0"], "\(partition).data") }
-                let top = try await strings("SELECT max(upper_bound)::text FROM actiond.log_partitions").first ?? "0"
-                #expect(try await strings("SELECT actiond.add_log_partitions(\(top))::text") != ["0"])
-                let made = try await strings("SELECT 'events_' || max(lower_bound) FROM actiond.log_partitions").first ?? ""
+                let top = try await db.strings(sql: "SELECT max(upper_bound)::text FROM actiond.log_partitions").first ?? "0"
+                #expect(try await db.strings(sql: "SELECT actiond.add_log_partitions(\(top))::text") != ["0"])
+                let made = try await db.strings(sql: "SELECT 'events_' || max(lower_bound) FROM actiond.log_partitions").first ?? ""
                 #expect(!partitions.contains(made))
                 #expect(try await target(made, "data") == ["0"], "\(made).data, made after the migration")
                 #expect(try await target(made, "user_id") == ["-1"])
@@ -54,10 +53,10 @@ struct DocumentStatisticsMigrationTests {
                 }
                 try await LiveMigration.submit(lines, db)
                 try await LiveMigration.drain(db)
-                #expect(try await strings("SELECT count(*)::text FROM actiond.outcomes WHERE outcome = 'applied'") == ["60"])
-                for (table, _, _) in Self.documents.dropLast() { _ = try await strings("ANALYZE actiond.\(table)") }
+                #expect(try await db.strings(sql: "SELECT count(*)::text FROM actiond.outcomes WHERE outcome = 'applied'") == ["60"])
+                for (table, _, _) in Self.documents.dropLast() { _ = try await db.strings(sql: "ANALYZE actiond.\(table)") }
                 for (table, column, other) in [(partitions[0], "data", "user_id"), ("domain_events", "data", "stream_user"), ("projections", "state", "user_id")] {
-                    let analyzed = try await strings("SELECT attname::text FROM pg_stats WHERE schemaname = 'actiond' AND tablename = '\(table)' ORDER BY 1")
+                    let analyzed = try await db.strings(sql: "SELECT attname::text FROM pg_stats WHERE schemaname = 'actiond' AND tablename = '\(table)' ORDER BY 1")
                     #expect(analyzed.contains(other), "\(table): \(analyzed)")
                     #expect(!analyzed.contains(column), "\(table) has statistics of \(column): \(analyzed)")
                 }

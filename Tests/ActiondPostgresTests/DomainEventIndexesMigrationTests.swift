@@ -31,7 +31,6 @@ struct DomainEventIndexesMigrationTests {
 
     @Test func everyKindOfEventSurvivesTheIndexChangeAndIsDecidedOnce() async throws {
         try await TestDatabase.with { db in
-            func strings(_ query: PostgresQuery) async throws -> [String] { try await LiveMigration.strings(query, db) }
             func submit(_ lines: [String]) async throws { try await LiveMigration.submit(lines, db) }
 
             // Decided: ana's timer snoozed, her invitation accepted, dee's cancellation (made dead below).
@@ -57,7 +56,7 @@ struct DomainEventIndexesMigrationTests {
                 UPDATE actiond.outcomes SET outcome = 'dead', last_error = 'boom'
                 WHERE position = (SELECT position FROM actiond.event_ids WHERE user_id = 'dee' AND id = 'd1')
                 """, logger: db.logger).drain()
-            #expect(try await strings("SELECT id FROM actiond.event_ids i JOIN actiond.held h USING (user_id, position)") == ["h1"])
+            #expect(try await db.strings("SELECT id FROM actiond.event_ids i JOIN actiond.held h USING (user_id, position)") == ["h1"])
             #expect(try await db.scalar("SELECT count(*) FROM actiond.stash WHERE user_id = 'sam'", as: Int.self) == 1)
             #expect(try await db.scalar("SELECT count(*) FROM actiond.pending_events WHERE user_id = 'pat'", as: Int.self) == 2)
             let domainEvents = try await db.scalar("SELECT count(*) FROM actiond.domain_events", as: Int.self)
@@ -80,7 +79,7 @@ struct DomainEventIndexesMigrationTests {
 
             let report = try await Migrator(client: db.client, logger: db.logger).migrate()
             #expect(report.applied == ["008_domain_event_indexes.sql"])
-            #expect(try await strings("""
+            #expect(try await db.strings("""
                 SELECT indexname || ' ' || indexdef FROM pg_indexes WHERE schemaname = 'actiond' AND tablename = 'domain_events' ORDER BY 1
                 """).map { $0.components(separatedBy: " USING btree ").joined(separator: " ").replacingOccurrences(of: "CREATE UNIQUE INDEX ", with: "").replacingOccurrences(of: "CREATE INDEX ", with: "") }
                 == ["domain_events_pkey domain_events_pkey ON actiond.domain_events (stream_kind, stream_id, stream_user, seq)",

@@ -6,10 +6,6 @@ import Testing
 /// What the migration tests on a live database do alike: submit and drain through the
 /// binary, read rows as strings, and the closing checks that every event was decided once.
 enum LiveMigration {
-    static func strings(_ query: PostgresQuery, _ db: TestDatabase) async throws -> [String] {
-        try await db.client.query(query, logger: db.logger).collect().map { try $0.decode(String.self) }
-    }
-
     /// `actiond submit` of these lines, unsealed; every line accepted.
     static func submit(_ lines: [String], _ db: TestDatabase) async throws {
         let submitted = try await ActiondProcess.run(["submit", "-", "--no-seal"], database: db.url, input: lines.joined(separator: "\n"))

@@ -17,7 +17,6 @@ struct LogAsQueueMigrationTests {
 
     @Test func everyWaitingEventStaysWaitingOnceAndIsDecidedOnce() async throws {
         try await TestDatabase.with { db in
-            func strings(_ query: PostgresQuery) async throws -> [String] { try await LiveMigration.strings(query, db) }
             func submit(_ lines: [String]) async throws { try await LiveMigration.submit(lines, db) }
             func position(_ user: String, _ id: String) async throws -> Int64 {
                 try await db.scalar("SELECT position FROM actiond.event_ids WHERE user_id = \(user) AND id = \(id)", as: Int64.self)
@@ -50,15 +49,15 @@ struct LogAsQueueMigrationTests {
                 WHERE position = (SELECT position FROM actiond.event_ids WHERE user_id = 'dee' AND id = 'd1')
                 """, logger: db.logger).drain()
             #expect(try await ActiondProcess.run(["dead-letters", "retry", "d1"], database: db.url).status == 0)
-            #expect(try await strings("SELECT id FROM actiond.event_ids i JOIN actiond.held h USING (user_id, position)") == ["h1"])
+            #expect(try await db.strings("SELECT id FROM actiond.event_ids i JOIN actiond.held h USING (user_id, position)") == ["h1"])
             #expect(try await db.scalar("SELECT count(*) FROM actiond.stash WHERE user_id = 'sam'", as: Int.self) == 1)
             // What waits, as this build sees it: pat's three in the log after her mark; dee's
             // dead letter put back, an exception below her mark (d2 was decided after it).
             let waiting = """
                 SELECT e.id || ':' || p.attempts FROM actiond.pending_events p JOIN actiond.events e USING (user_id, position) ORDER BY e.id
                 """
-            #expect(try await strings(PostgresQuery(unsafeSQL: waiting)) == ["d1:0", "p1:0", "p2:0", "p3:0"])
-            #expect(try await strings("SELECT user_id FROM actiond.requeued_events") == ["dee"])
+            #expect(try await db.strings(PostgresQuery(unsafeSQL: waiting)) == ["d1:0", "p1:0", "p2:0", "p3:0"])
+            #expect(try await db.strings("SELECT user_id FROM actiond.requeued_events") == ["dee"])
 
             // Back to 008's layout: 010's names undone, a queue row for every waiting event, no
             // marks; pat's first event has failed once.
@@ -84,14 +83,14 @@ struct LogAsQueueMigrationTests {
             #expect(report.applied == ["009_log_as_queue.sql", "010_one_word_per_idea.sql"])
             // The same events wait, each once, with the failure counted; the exceptions stay
             // rows (pat's failed event, dee's dead letter), the rest is implied by the marks.
-            #expect(try await strings(PostgresQuery(unsafeSQL: waiting)) == ["d1:0", "p1:1", "p2:0", "p3:0"])
-            #expect(try await strings("""
+            #expect(try await db.strings(PostgresQuery(unsafeSQL: waiting)) == ["d1:0", "p1:1", "p2:0", "p3:0"])
+            #expect(try await db.strings("""
                 SELECT e.id FROM actiond.requeued_events q JOIN actiond.events e USING (user_id, position) ORDER BY e.id
                 """) == ["d1", "p1"])
             #expect(try await db.scalar("""
                 SELECT count(*) FROM actiond.requeued_events q JOIN actiond.waiting_users u USING (user_id) WHERE q.position > u.mark
                 """, as: Int.self) == 0, "every exception at or below its user's mark")
-            #expect(try await strings("SELECT status || ':' || events FROM actiond.report_queue WHERE events > 0 ORDER BY status")
+            #expect(try await db.strings("SELECT status || ':' || events FROM actiond.report_queue WHERE events > 0 ORDER BY status")
                     == ["held:1", "paused:3", "queued:1", "stashed:1"])
 
             // The workers go on: pat resumed, hal's notification sent, sam's data available.
@@ -102,13 +101,13 @@ struct LogAsQueueMigrationTests {
             ])
             try await LiveMigration.drainHeldToo(db)
             try await LiveMigration.expectDecidedOnce(db, events: 15)
-            #expect(try await strings("""
+            #expect(try await db.strings("""
                 SELECT e.id || ':' || o.outcome || ':' || coalesce(o.reason, '-') || ':' || o.attempts
                 FROM actiond.outcomes o JOIN actiond.events e USING (user_id, position)
                 WHERE e.id IN ('d1', 'd2', 'h1', 's3', 'p1', 'p2', 'p3') ORDER BY e.id
                 """) == ["d1:applied:-:1", "d2:applied:-:1", "h1:applied:-:1", "p1:applied:-:2", "p2:applied:-:1",
                          "p3:applied:-:1", "s3:applied:-:1"])
-            #expect(try await strings("SELECT state FROM actiond.report_timers WHERE timer_id = 'tp'") == ["stopped"])
+            #expect(try await db.strings("SELECT state FROM actiond.report_timers WHERE timer_id = 'tp'") == ["stopped"])
             #expect(try await db.scalar("SELECT count(*) FROM actiond.waiting_users", as: Int.self) == 0)
         }
     }

@@ -38,16 +38,15 @@ struct RequestIdColumnMigrationTests {
                 }
                 let report = try await Migrator(client: db.client, logger: db.logger).migrate()
                 #expect(report.applied == ["014_request_id_column.sql", "015_retired_keks.sql", "016_partitions_attached_live.sql"])
-                func strings(_ sql: String) async throws -> [String] { try await LiveMigration.strings(PostgresQuery(unsafeSQL: sql), db) }
 
                 // The backfill: the notification's and the response's request ids, none for the cancel.
-                #expect(try await strings("SELECT id || ' ' || coalesce(request_id, '-') FROM actiond.events ORDER BY position")
+                #expect(try await db.strings(sql: "SELECT id || ' ' || coalesce(request_id, '-') FROM actiond.events ORDER BY position")
                         == ["old-sent old-r", "old-reply old-r", "old-cancel -"])
-                #expect(try await strings("SELECT event_id FROM actiond.report_trail WHERE request_id = 'old-r' ORDER BY position")
+                #expect(try await db.strings(sql: "SELECT event_id FROM actiond.report_trail WHERE request_id = 'old-r' ORDER BY position")
                         == ["old-sent", "old-reply"])
 
                 // No index of the log or of its partitions reads data; the request id's is on the column.
-                let indexes = try await strings("""
+                let indexes = try await db.strings(sql: """
                     SELECT pg_get_indexdef(i.indexrelid) FROM pg_index i
                     WHERE i.indrelid = 'actiond.events'::regclass
                        OR i.indrelid IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = 'actiond.events'::regclass)
@@ -58,13 +57,13 @@ struct RequestIdColumnMigrationTests {
 
                 // Room on the pages of the partitions there before, and of one made after.
                 func fillfactor(_ table: String) async throws -> [String] {
-                    try await strings("SELECT array_to_string(reloptions, ',') FROM pg_class WHERE oid = 'actiond.\(table)'::regclass")
+                    try await db.strings(sql: "SELECT array_to_string(reloptions, ',') FROM pg_class WHERE oid = 'actiond.\(table)'::regclass")
                 }
-                let partitions = try await strings("SELECT 'events_' || lower_bound FROM actiond.log_partitions ORDER BY lower_bound")
+                let partitions = try await db.strings(sql: "SELECT 'events_' || lower_bound FROM actiond.log_partitions ORDER BY lower_bound")
                 for partition in partitions { #expect(try await fillfactor(partition) == ["fillfactor=90"], "\(partition)") }
-                let top = try await strings("SELECT max(upper_bound)::text FROM actiond.log_partitions").first ?? "0"
-                #expect(try await strings("SELECT actiond.add_log_partitions(\(top))::text") != ["0"])
-                let made = try await strings("SELECT 'events_' || max(lower_bound) FROM actiond.log_partitions").first ?? ""
+                let top = try await db.strings(sql: "SELECT max(upper_bound)::text FROM actiond.log_partitions").first ?? "0"
+                #expect(try await db.strings(sql: "SELECT actiond.add_log_partitions(\(top))::text") != ["0"])
+                let made = try await db.strings(sql: "SELECT 'events_' || max(lower_bound) FROM actiond.log_partitions").first ?? ""
                 #expect(!partitions.contains(made))
                 #expect(try await fillfactor(made) == ["fillfactor=90"], "\(made), made after the migration")
 
@@ -76,11 +75,11 @@ struct RequestIdColumnMigrationTests {
                                    data: #"{"request_id":"new-r","action":"REPLY_ACTION","text":"new reply","locked":false}"#),
                 ], db)
                 try await LiveMigration.drain(db)
-                #expect(try await strings("SELECT id || ' ' || outcome FROM actiond.events JOIN actiond.outcomes USING (user_id, position) ORDER BY position")
+                #expect(try await db.strings(sql: "SELECT id || ' ' || outcome FROM actiond.events JOIN actiond.outcomes USING (user_id, position) ORDER BY position")
                         == ["old-sent applied", "old-reply applied", "old-cancel applied", "new-sent applied", "new-reply applied"])
-                #expect(try await strings("SELECT id FROM actiond.events WHERE data::text LIKE '%clear %' OR data::text LIKE '%new %'") == [],
+                #expect(try await db.strings(sql: "SELECT id FROM actiond.events WHERE data::text LIKE '%clear %' OR data::text LIKE '%new %'") == [],
                         "no text in clear in the log")
-                #expect(try await strings("SELECT coalesce(request_id, '-') FROM actiond.events ORDER BY position")
+                #expect(try await db.strings(sql: "SELECT coalesce(request_id, '-') FROM actiond.events ORDER BY position")
                         == ["old-r", "old-r", "-", "new-r", "new-r"])
 
                 // Every update of the log's rows was heap-only: the migration's backfill of the
@@ -91,7 +90,7 @@ struct RequestIdColumnMigrationTests {
                 let partition = partitions[0]
                 var counts: [String] = []
                 for _ in 0..<120 {
-                    counts = try await strings("SELECT n_tup_upd || ' ' || n_tup_hot_upd FROM pg_stat_all_tables WHERE relid = 'actiond.\(partition)'::regclass")
+                    counts = try await db.strings(sql: "SELECT n_tup_upd || ' ' || n_tup_hot_upd FROM pg_stat_all_tables WHERE relid = 'actiond.\(partition)'::regclass")
                     if counts == ["6 6"] { break }
                     try await Task.sleep(for: .milliseconds(250))
                 }

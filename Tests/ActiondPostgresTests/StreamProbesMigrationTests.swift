@@ -26,10 +26,9 @@ struct StreamProbesMigrationTests {
                 }
                 let report = try await Migrator(client: db.client, logger: db.logger).migrate()
                 #expect(report.applied == ["012_stream_probes.sql", "013_no_statistics_of_documents.sql", "014_request_id_column.sql", "015_retired_keks.sql", "016_partitions_attached_live.sql"])
-                func strings(_ sql: String) async throws -> [String] { try await LiveMigration.strings(PostgresQuery(unsafeSQL: sql), db) }
-                #expect(try await strings("SELECT indexdef FROM pg_indexes WHERE schemaname = 'actiond' AND indexname = 'projections_user'")
+                #expect(try await db.strings(sql: "SELECT indexdef FROM pg_indexes WHERE schemaname = 'actiond' AND indexname = 'projections_user'")
                         == ["CREATE INDEX projections_user ON actiond.projections USING btree (user_id, kind, stream_id) WHERE (user_id <> ''::text)"])
-                #expect(try await strings("SELECT count(*)::text FROM actiond.projections") == ["\(Self.meetings)"])
+                #expect(try await db.strings(sql: "SELECT count(*)::text FROM actiond.projections") == ["\(Self.meetings)"])
                 // No ANALYZE: the statistics lag behind the table, as a live one's do. With 011's
                 // index the same probes fetched 135,080 heap rows.
 
@@ -42,7 +41,7 @@ struct StreamProbesMigrationTests {
 
                 // A person's rows still come from the index (shared rows are not in it): the
                 // console's person page reads ana's timers without scanning the table.
-                _ = try await strings("""
+                _ = try await db.strings(sql: """
                     INSERT INTO actiond.projections (kind, stream_id, user_id, state, last_position)
                     VALUES ('timer', 't1', 'ana', '{"state": {}, "report": {"phase": "snoozed", "snoozeCount": 2}}', 1)
                     """)

@@ -319,12 +319,12 @@ struct SubmitFunctionTests {
                            try await Self.submit(EventJSON.response(), on: db, via: path),
                            try await Self.submit(cancelled, on: db, via: path)]
             for answer in answers { #expect(answer.sqlState == nil, "\(answer)") }
-            let rows = try await LiveMigration.strings("""
+            let rows = try await db.strings("""
                 SELECT type || ' ' || coalesce(request_id, '-') || ' ' || (data ->> 'request_id' IS NOT NULL)::text
                 FROM actiond.events ORDER BY position
-                """, db)
+                """)
             #expect(rows == ["notification.sent req-1 true", "notification.response req-1 true", "meeting.cancelled - true"])
-            #expect(try await LiveMigration.strings("SELECT event_id FROM actiond.report_trail WHERE request_id = 'req-1' ORDER BY position", db)
+            #expect(try await db.strings("SELECT event_id FROM actiond.report_trail WHERE request_id = 'req-1' ORDER BY position")
                     == ["sent-1", "resp-1"])
         }
     }
