@@ -17,6 +17,8 @@ package final class KeyCache: Sendable {
 
     package let maxEntries: Int
     package let maxAge: Duration
+    /// The clock ages are measured on: the continuous clock, or a test's own.
+    private let now: @Sendable () -> ContinuousClock.Instant
     private let entries: Mutex<[KeyID: Entry]> = Mutex([:])
 
     struct KeyID: Hashable {
@@ -24,14 +26,17 @@ package final class KeyCache: Sendable {
         var version: Int
     }
 
-    package init(maxEntries: Int = 10_000, maxAge: Duration = .seconds(60)) {
+    /// `now`: what the cache reads as the current instant (a test passes one it moves on).
+    package init(maxEntries: Int = 10_000, maxAge: Duration = .seconds(60),
+                 now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }) {
         self.maxEntries = maxEntries
         self.maxAge = maxAge
+        self.now = now
     }
 
     /// The key unwrapped from `wrapped`, if cached and younger than `maxAge`.
     func key(user: String, version: Int, wrapped: Data) -> SymmetricKey? {
-        let now = ContinuousClock.now
+        let now = self.now()
         return entries.withLock { entries in
             let id = KeyID(user: ExactString(user), version: version)
             guard let entry = entries[id] else { return nil }
@@ -44,7 +49,7 @@ package final class KeyCache: Sendable {
     }
 
     func store(user: String, version: Int, wrapped: Data, key: SymmetricKey) {
-        let now = ContinuousClock.now
+        let now = self.now()
         entries.withLock { entries in
             if entries.count >= maxEntries {
                 // Expired entries first; then the oldest half.
@@ -60,7 +65,7 @@ package final class KeyCache: Sendable {
 
     /// Drops every entry older than `maxAge`.
     package func removeExpired() {
-        let now = ContinuousClock.now
+        let now = self.now()
         entries.withLock { entries in entries = entries.filter { $0.value.loadedAt.duration(to: now) < maxAge } }
     }
 

@@ -1,6 +1,7 @@
 import ActiondDomain
 import Crypto
 import Foundation
+import Synchronization
 import Testing
 @testable import ActiondSealing
 
@@ -55,27 +56,43 @@ struct KeyFileTests {
         #expect(users.map(\.throughVersion) == [1, 3])
     }
 
-    @Test func cachedKeysExpireAndAreBoundedInNumber() async throws {
-        let cache = KeyCache(maxEntries: 4, maxAge: .milliseconds(200))
+    /// A clock a test moves on by hand, so that the cache's ages pass without sleeping.
+    final class ManualClock: Sendable {
+        private let instant = Mutex(ContinuousClock.now)
+        var now: ContinuousClock.Instant { instant.withLock { $0 } }
+        func advance(by duration: Duration) { instant.withLock { $0 += duration } }
+    }
+
+    @Test func cachedKeysExpireAndAreBoundedInNumber() {
+        let clock = ManualClock()
+        let cache = KeyCache(maxEntries: 4, maxAge: .seconds(60), now: { clock.now })
         let key = SymmetricKey(size: .bits256)
         cache.store(user: "ana", version: 1, wrapped: Data([1]), key: key)
         #expect(cache.key(user: "ana", version: 1, wrapped: Data([1])) == key)
         #expect(cache.key(user: "ana", version: 1, wrapped: Data([2])) == nil, "another wrapping is another key")
         cache.store(user: "ana", version: 1, wrapped: Data([1]), key: key)
-        try await Task.sleep(for: .milliseconds(250))
-        #expect(cache.key(user: "ana", version: 1, wrapped: Data([1])) == nil, "older than the bound")
+        clock.advance(by: .seconds(59))
+        #expect(cache.key(user: "ana", version: 1, wrapped: Data([1])) == key, "younger than the bound")
+        clock.advance(by: .seconds(1))
+        #expect(cache.key(user: "ana", version: 1, wrapped: Data([1])) == nil, "as old as the bound")
         for index in 0..<10 { cache.store(user: "u\(index)", version: 1, wrapped: Data([1]), key: key) }
         #expect(cache.count <= 4)
     }
 
     /// The sweep a worker runs every 5 s (`KeyCacheKeeper`): entries older than the age bound
     /// leave memory even when nobody asks for them again (the bound SECURITY.md states).
-    @Test func theSweepDropsExpiredKeysNobodyAsksFor() async throws {
-        let cache = KeyCache(maxAge: .milliseconds(100))
+    @Test func theSweepDropsExpiredKeysNobodyAsksFor() {
+        let clock = ManualClock()
+        let cache = KeyCache(maxAge: .seconds(60), now: { clock.now })
         cache.store(user: "ana", version: 1, wrapped: Data([1]), key: SymmetricKey(size: .bits256))
+        clock.advance(by: .seconds(30))
+        cache.store(user: "bo", version: 1, wrapped: Data([1]), key: SymmetricKey(size: .bits256))
         cache.removeExpired()
-        #expect(cache.count == 1, "young entries stay")
-        try await Task.sleep(for: .milliseconds(150))
+        #expect(cache.count == 2, "young entries stay")
+        clock.advance(by: .seconds(31))
+        cache.removeExpired()
+        #expect(cache.count == 1, "ana's entry is 61 s old, bo's 31 s")
+        clock.advance(by: .seconds(30))
         cache.removeExpired()
         #expect(cache.count == 0)
     }
