@@ -16,13 +16,9 @@ package enum HTTPProbe {
 
     /// A TCP port nobody listens on right now (the kernel's choice for port 0).
     package static func freePort() throws -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw POSIXError(.EMFILE) }
+        let socket = try tcpSocket()
         defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
+        var address = loopback(port: 0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
@@ -48,13 +44,9 @@ package enum HTTPProbe {
     /// whether the server closed it (an HTTP/1.0 client reads to the end of the connection).
     package static func exchange(port: Int, _ request: String, waitingForClose seconds: Double) async throws -> (response: String, closed: Bool) {
         try await Task.detached {
-            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard socket >= 0 else { throw POSIXError(.EMFILE) }
+            let socket = try tcpSocket()
             defer { close(socket) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            var address = loopback(port: port)
             let connected = withUnsafePointer(to: &address) { pointer in
                 pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
             }
@@ -74,5 +66,21 @@ package enum HTTPProbe {
             }
             return (String(decoding: received, as: UTF8.self), false)
         }.value
+    }
+
+    /// A new TCP socket.
+    private static func tcpSocket() throws -> Int32 {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw POSIXError(.EMFILE) }
+        return socket
+    }
+
+    /// 127.0.0.1:`port` (0: the kernel's choice, for bind).
+    private static func loopback(port: Int) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        return address
     }
 }
