@@ -287,6 +287,7 @@ let package = Package(
             dependencies: [
                 "ActiondConsole",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
         ),
