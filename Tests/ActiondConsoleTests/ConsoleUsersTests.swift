@@ -5,6 +5,16 @@ import Testing
 
 @Suite("The console's users file")
 struct ConsoleUsersTests {
+    /// A users file with ana (operator) and bo, both with one password, saved at a new path.
+    private func savedFile(boRole: ConsoleRole) throws -> (String, ConsoleUsers) {
+        let path = temporaryPath()
+        var users = ConsoleUsers()
+        try users.add(name: "ana", role: .operator, password: "correct horse battery", cost: 4)
+        try users.add(name: "bo", role: boRole, password: "correct horse battery", cost: 4)
+        try users.save(to: path)
+        return (path, users)
+    }
+
     private func temporaryPath() -> String {
         FileManager.default.temporaryDirectory.appending(path: "console-users-\(UUID().uuidString)/users.json").path
     }
@@ -19,11 +29,7 @@ struct ConsoleUsersTests {
     }
 
     @Test func theFileHoldsSaltedSlowHashesNeverThePasswordAndOnlyItsOwnerReadsIt() throws {
-        let path = temporaryPath()
-        var users = ConsoleUsers()
-        try users.add(name: "ana", role: .operator, password: "correct horse battery", cost: 4)
-        try users.add(name: "bo", role: .viewer, password: "correct horse battery", cost: 4)
-        try users.save(to: path)
+        let (path, _) = try savedFile(boRole: .viewer)
         let text = try String(contentsOfFile: path, encoding: .utf8)
         #expect(!text.contains("correct horse"))
         let reloaded = try ConsoleUsers.load(path)
@@ -84,11 +90,8 @@ struct ConsoleUsersTests {
     }
 
     @Test func theFileIsReadAgainWhenItChangesAndRefusedWhileOthersMayReadIt() throws {
-        let path = temporaryPath()
-        var users = ConsoleUsers()
-        try users.add(name: "ana", role: .operator, password: "correct horse battery", cost: 4)
-        try users.add(name: "bo", role: .operator, password: "correct horse battery", cost: 4)
-        try users.save(to: path)
+        let (path, saved) = try savedFile(boRole: .operator)
+        var users = saved
         let file = ConsoleUsersFile(path: path, logger: Logger(label: "test"))
         #expect(try file.current().get().user(named: "bo")?.role == .operator)
         // Changed as `console users` changes it: written beside, renamed over.

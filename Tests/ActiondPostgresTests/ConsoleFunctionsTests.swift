@@ -54,10 +54,6 @@ struct ConsoleFunctionsTests {
         try await db.scalar("SELECT position FROM actiond.event_ids WHERE user_id = \(user) AND id = \(id)", as: Int64.self)
     }
 
-    static func strings(_ sql: String, _ db: TestDatabase) async throws -> [String] {
-        try await db.strings(sql: sql)
-    }
-
     static func int(_ sql: String, _ db: TestDatabase) async throws -> Int {
         try await db.scalar(PostgresQuery(unsafeSQL: sql), as: Int.self)
     }
@@ -75,7 +71,6 @@ struct ConsoleFunctionsTests {
     @Test func theReaderFunctionsReturnTheRightRows() async throws {
         try await TestDatabase.with { db in
             let (bob, cat) = try await Self.workload(db)
-            func strings(_ sql: String) async throws -> [String] { try await Self.strings(sql, db) }
             func int(_ sql: String) async throws -> Int { try await Self.int(sql, db) }
 
             // Throughput: a row per minute, newest first, zeros included; capped at a day.
@@ -93,36 +88,36 @@ struct ConsoleFunctionsTests {
 
             // Outcomes: report_outcomes' rows, filtered.
             let all = "SELECT concat_ws(':', category, action, outcome, reason, events) FROM "
-            #expect(try await strings(all + "actiond.console_outcomes(NULL, NULL)") == strings(all + "actiond.report_outcomes"))
-            #expect(try await strings(all + "actiond.console_outcomes('TIMER_EXPIRED', 'applied')")
+            #expect(try await db.strings(sql: all + "actiond.console_outcomes(NULL, NULL)") == db.strings(sql: all + "actiond.report_outcomes"))
+            #expect(try await db.strings(sql: all + "actiond.console_outcomes('TIMER_EXPIRED', 'applied')")
                     == ["TIMER_EXPIRED:SNOOZE_ACTION:applied:1", "TIMER_EXPIRED:STOP_ACTION:applied:1", "TIMER_EXPIRED:notification.sent:applied:2"])
-            #expect(try await strings(all + "actiond.console_outcomes(NULL, 'rejected')").isEmpty)
+            #expect(try await db.strings(sql: all + "actiond.console_outcomes(NULL, 'rejected')").isEmpty)
 
             // Dead letters: newest first; each filter; the count and the positions agree.
             // Newest first: cat's and bob's positions depend on how submit split its batch.
             let (newer, older) = cat > bob ? ("\(cat):c1:meeting.cancelled:cat:5", "\(bob):b2:notification.response:bob:5")
                                            : ("\(bob):b2:notification.response:bob:5", "\(cat):c1:meeting.cancelled:cat:5")
             let dead = "SELECT position::text || ':' || event_id || ':' || type || ':' || user_id || ':' || attempts FROM "
-            #expect(try await strings(dead + "actiond.console_dead_letters(NULL, NULL, NULL, NULL, NULL, NULL)")
+            #expect(try await db.strings(sql: dead + "actiond.console_dead_letters(NULL, NULL, NULL, NULL, NULL, NULL)")
                     == [newer, older])
-            #expect(try await strings(dead + "actiond.console_dead_letters(NULL, 'meeting.cancelled', NULL, NULL, NULL, NULL)") == ["\(cat):c1:meeting.cancelled:cat:5"])
-            #expect(try await strings(dead + "actiond.console_dead_letters(NULL, NULL, 'boom: GAVE', NULL, NULL, NULL)").count == 2)
-            #expect(try await strings(dead + "actiond.console_dead_letters(NULL, NULL, 'nothing like it', NULL, NULL, NULL)").isEmpty)
-            #expect(try await strings(dead + "actiond.console_dead_letters(NULL, NULL, NULL, '1 hour', NULL, NULL)").isEmpty)
-            #expect(try await strings(dead + "actiond.console_dead_letters(NULL, NULL, NULL, '-1 hour', NULL, NULL)").count == 2)
-            #expect(try await strings(dead + "actiond.console_dead_letters('TIMER_EXPIRED', NULL, NULL, NULL, NULL, NULL)").isEmpty,
+            #expect(try await db.strings(sql: dead + "actiond.console_dead_letters(NULL, 'meeting.cancelled', NULL, NULL, NULL, NULL)") == ["\(cat):c1:meeting.cancelled:cat:5"])
+            #expect(try await db.strings(sql: dead + "actiond.console_dead_letters(NULL, NULL, 'boom: GAVE', NULL, NULL, NULL)").count == 2)
+            #expect(try await db.strings(sql: dead + "actiond.console_dead_letters(NULL, NULL, 'nothing like it', NULL, NULL, NULL)").isEmpty)
+            #expect(try await db.strings(sql: dead + "actiond.console_dead_letters(NULL, NULL, NULL, '1 hour', NULL, NULL)").isEmpty)
+            #expect(try await db.strings(sql: dead + "actiond.console_dead_letters(NULL, NULL, NULL, '-1 hour', NULL, NULL)").count == 2)
+            #expect(try await db.strings(sql: dead + "actiond.console_dead_letters('TIMER_EXPIRED', NULL, NULL, NULL, NULL, NULL)").isEmpty,
                     "a response's category is its notification's, which the log does not hold on the response (as report_trail)")
-            #expect(try await strings(dead + "actiond.console_dead_letters(NULL, NULL, NULL, NULL, \(max(cat, bob)), NULL)") == [older])
-            #expect(try await strings(dead + "actiond.console_dead_letters(NULL, NULL, NULL, NULL, NULL, 1)") == [newer])
+            #expect(try await db.strings(sql: dead + "actiond.console_dead_letters(NULL, NULL, NULL, NULL, \(max(cat, bob)), NULL)") == [older])
+            #expect(try await db.strings(sql: dead + "actiond.console_dead_letters(NULL, NULL, NULL, NULL, NULL, 1)") == [newer])
             #expect(try await int("SELECT actiond.console_dead_letter_count(NULL, NULL, NULL, NULL)::int") == 2)
             #expect(try await int("SELECT actiond.console_dead_letter_count(NULL, 'notification.response', 'boom', NULL)::int") == 1)
             #expect(try await int("SELECT actiond.console_dead_letter_count(NULL, NULL, NULL, '1 day')::int") == 0)
-            #expect(try await strings("SELECT actiond.console_dead_letter_positions(NULL, NULL, NULL, NULL, NULL)::text") == ["{\(max(cat, bob)),\(min(cat, bob))}"])
-            #expect(try await strings("SELECT actiond.console_dead_letter_positions(NULL, 'meeting.cancelled', NULL, NULL, 10)::text") == ["{\(cat)}"])
-            #expect(try await strings("SELECT actiond.console_dead_letter_positions(NULL, NULL, NULL, NULL, 1)::text") == ["{\(max(cat, bob))}"])
+            #expect(try await db.strings(sql: "SELECT actiond.console_dead_letter_positions(NULL, NULL, NULL, NULL, NULL)::text") == ["{\(max(cat, bob)),\(min(cat, bob))}"])
+            #expect(try await db.strings(sql: "SELECT actiond.console_dead_letter_positions(NULL, 'meeting.cancelled', NULL, NULL, 10)::text") == ["{\(cat)}"])
+            #expect(try await db.strings(sql: "SELECT actiond.console_dead_letter_positions(NULL, NULL, NULL, NULL, 1)::text") == ["{\(max(cat, bob))}"])
 
             // One dead letter, whole; none for an event that is not dead.
-            #expect(try await strings("""
+            #expect(try await db.strings(sql: """
                 SELECT concat_ws(':', position, event_id, type, user_id, category, action, request_id, attempts, last_error, discarded,
                                  occurred_at IS NOT NULL, submitted_at IS NOT NULL, failed_at IS NOT NULL)
                 FROM actiond.console_dead_letter(\(bob))
@@ -133,32 +128,32 @@ struct ConsoleFunctionsTests {
 
             // The trail: one user's events, newest first, or one request's.
             let trail = "SELECT event_id || ':' || status || ':' || coalesce(outcome, '-') FROM "
-            #expect(try await strings(trail + "actiond.console_trail('ana', NULL, NULL, NULL)")
+            #expect(try await db.strings(sql: trail + "actiond.console_trail('ana', NULL, NULL, NULL)")
                     == ["a4:decided:applied", "a3:decided:applied", "a2:decided:applied", "a1:decided:applied"])
-            #expect(try await strings(trail + "actiond.console_trail(NULL, 'ra3', NULL, NULL)") == ["a4:decided:applied", "a3:decided:applied"])
-            #expect(try await strings(trail + "actiond.console_trail('ana', 'ra1', NULL, NULL)") == ["a2:decided:applied", "a1:decided:applied"])
-            #expect(try await strings(trail + "actiond.console_trail('bob', NULL, NULL, NULL)") == ["b2:dead:dead", "b1:decided:applied"])
-            #expect(try await strings(trail + "actiond.console_trail('nobody', NULL, NULL, NULL)").isEmpty)
+            #expect(try await db.strings(sql: trail + "actiond.console_trail(NULL, 'ra3', NULL, NULL)") == ["a4:decided:applied", "a3:decided:applied"])
+            #expect(try await db.strings(sql: trail + "actiond.console_trail('ana', 'ra1', NULL, NULL)") == ["a2:decided:applied", "a1:decided:applied"])
+            #expect(try await db.strings(sql: trail + "actiond.console_trail('bob', NULL, NULL, NULL)") == ["b2:dead:dead", "b1:decided:applied"])
+            #expect(try await db.strings(sql: trail + "actiond.console_trail('nobody', NULL, NULL, NULL)").isEmpty)
             let neither = try await Self.failure("SELECT * FROM actiond.console_trail(NULL, NULL, NULL, NULL)", db)
             #expect(neither?.state == SQLState.invalidParameterValue.rawValue && neither?.message.contains("user_id or request_id") == true, "\(String(describing: neither))")
 
             // The person.
             let person = "SELECT concat_ws(':', user_id, forgotten, paused, everyone_paused, stashed, coalesce(stash_oldest_age_seconds, -1), events, dead) FROM "
-            #expect(try await strings(person + "actiond.console_person('ana')") == ["ana:f:f:f:0:-1:4:0"])
-            #expect(try await strings(person + "actiond.console_person('cat')") == ["cat:f:f:f:0:-1:1:1"])
-            #expect(try await strings(person + "actiond.console_person('nobody')") == ["nobody:f:f:f:0:-1:0:0"])
+            #expect(try await db.strings(sql: person + "actiond.console_person('ana')") == ["ana:f:f:f:0:-1:4:0"])
+            #expect(try await db.strings(sql: person + "actiond.console_person('cat')") == ["cat:f:f:f:0:-1:1:1"])
+            #expect(try await db.strings(sql: person + "actiond.console_person('nobody')") == ["nobody:f:f:f:0:-1:0:0"])
             _ = try await db.scalar("SELECT actiond.pause('cat')::text", as: String.self)
             _ = try await db.scalar("SELECT actiond.pause()::text", as: String.self)
             _ = try await db.scalar("SELECT actiond.forget_keys('cat')::text", as: String.self)
-            #expect(try await strings(person + "actiond.console_person('cat')") == ["cat:t:t:t:0:-1:1:1"])
-            #expect(try await strings("SELECT coalesce(user_id, '(everyone)') || ':' || (paused_at IS NOT NULL) FROM actiond.console_pauses()")
+            #expect(try await db.strings(sql: person + "actiond.console_person('cat')") == ["cat:t:t:t:0:-1:1:1"])
+            #expect(try await db.strings(sql: "SELECT coalesce(user_id, '(everyone)') || ':' || (paused_at IS NOT NULL) FROM actiond.console_pauses()")
                     == ["(everyone):true", "cat:true"])
             #expect(try await Self.failure("SELECT * FROM actiond.console_person('')", db)?.state == SQLState.invalidParameterValue.rawValue)
 
             // A handler's report view, one user's rows; any other name is refused.
-            #expect(try await strings("SELECT r ->> 'timer_id' || ':' || (r ->> 'state') FROM actiond.console_handler_rows('report_timers', 'ana', NULL) r")
+            #expect(try await db.strings(sql: "SELECT r ->> 'timer_id' || ':' || (r ->> 'state') FROM actiond.console_handler_rows('report_timers', 'ana', NULL) r")
                     == ["t1:snoozed"])
-            #expect(try await strings("SELECT r ->> 'thread_id' || ':' || (r ->> 'replies') FROM actiond.console_handler_rows('report_threads', 'ana', NULL) r")
+            #expect(try await db.strings(sql: "SELECT r ->> 'thread_id' || ':' || (r ->> 'replies') FROM actiond.console_handler_rows('report_threads', 'ana', NULL) r")
                     == ["th1:1"])
             #expect(try await int("SELECT count(*)::int FROM actiond.console_handler_rows('report_timers', 'cat', NULL)") == 0)
             for name in ["pg_class", "report_trail", "events", "report_timers; drop table actiond.events", "", "REPORT_TIMERS"] {
@@ -169,7 +164,7 @@ struct ConsoleFunctionsTests {
 
             // No worker runs on this database; the categories of the current version.
             #expect(try await int("SELECT actiond.console_live_workers()") == 0)
-            #expect(try await strings("""
+            #expect(try await db.strings(sql: """
                 SELECT category || ':' || coalesce(action, '-') || ':' || text_input FROM actiond.console_categories() WHERE category IN ('MESSAGE', 'GENERAL')
                 """) == ["GENERAL:-:false", "MESSAGE:REPLY_ACTION:true", "MESSAGE:MARK_READ_ACTION:false"])
             #expect(try await int("SELECT count(*)::int FROM actiond.console_categories()") == int("""
@@ -187,12 +182,12 @@ struct ConsoleFunctionsTests {
     /// 10,000,000 events (Scripts/console-scale.sh: 108 ms at p95 without).
     @Test func theConsoleFunctionsRunWithoutJIT() async throws {
         try await TestDatabase.with { db in
-            let functions = try await Self.strings("""
+            let functions = try await db.strings(sql: """
                 SELECT p.proname::text || ' ' || coalesce(array_to_string(p.proconfig, ','), '')
                 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
                 WHERE n.nspname = 'actiond' AND p.proname LIKE 'console\\_%' AND p.prosecdef
                 ORDER BY 1
-                """, db)
+                """)
             #expect(functions.count >= 17, "\(functions)")
             #expect(functions.contains { $0.hasPrefix("console_dead_letter_count ") })
             for function in functions { #expect(function.contains("jit=off"), "\(function)") }
@@ -287,7 +282,6 @@ struct ConsoleFunctionsTests {
     @Test func eachActionChangesStateAndIsAuditedOnce() async throws {
         try await TestDatabase.with { db in
             let (bob, cat) = try await Self.workload(db)
-            func strings(_ sql: String) async throws -> [String] { try await Self.strings(sql, db) }
             func int(_ sql: String) async throws -> Int { try await Self.int(sql, db) }
             let audit = "SELECT concat_ws(':', person, action, target, events) FROM actiond.console_audit ORDER BY id"
             let deadCount = "SELECT actiond.console_dead_letter_count(NULL, NULL, NULL, NULL)::int"
@@ -309,7 +303,7 @@ struct ConsoleFunctionsTests {
             #expect(emptyUser?.state == SQLState.invalidParameterValue.rawValue && emptyUser?.message.hasPrefix("user_id:") == true)
             #expect(try await int(deadCount) == 2)
             #expect(try await int("SELECT count(*)::int FROM actiond.pauses") == 0)
-            #expect(try await strings(audit).isEmpty)
+            #expect(try await db.strings(sql: audit).isEmpty)
 
             // An empty selection changes nothing, and is audited with 0.
             #expect(try await int("SELECT actiond.console_retry('ops', '{}', 'none selected')::int") == 0)
@@ -324,19 +318,19 @@ struct ConsoleFunctionsTests {
             // Discard: cat's (bob's is no longer dead and is not counted).
             #expect(try await int("SELECT actiond.console_discard('ops', array[\(cat), \(bob)], '2 selected')::int") == 1)
             #expect(try await int(deadCount) == 0)
-            #expect(try await strings("SELECT discarded::text FROM actiond.console_dead_letter(\(cat))") == ["true"])
-            #expect(try await strings("SELECT status FROM actiond.console_trail('cat', NULL, NULL, NULL)") == ["discarded"])
+            #expect(try await db.strings(sql: "SELECT discarded::text FROM actiond.console_dead_letter(\(cat))") == ["true"])
+            #expect(try await db.strings(sql: "SELECT status FROM actiond.console_trail('cat', NULL, NULL, NULL)") == ["discarded"])
 
             // Pause and resume: one user, everyone.
-            #expect(try await strings("SELECT actiond.console_pause('ops', 'ana')::text") == ["true"])
-            #expect(try await strings("SELECT actiond.console_pause('ops', 'ana')::text") == ["false"])
-            #expect(try await strings("SELECT actiond.console_pause('lead', NULL)::text") == ["true"])
-            #expect(try await strings("SELECT coalesce(user_id, '(everyone)') FROM actiond.console_pauses()") == ["(everyone)", "ana"])
+            #expect(try await db.strings(sql: "SELECT actiond.console_pause('ops', 'ana')::text") == ["true"])
+            #expect(try await db.strings(sql: "SELECT actiond.console_pause('ops', 'ana')::text") == ["false"])
+            #expect(try await db.strings(sql: "SELECT actiond.console_pause('lead', NULL)::text") == ["true"])
+            #expect(try await db.strings(sql: "SELECT coalesce(user_id, '(everyone)') FROM actiond.console_pauses()") == ["(everyone)", "ana"])
             #expect(try await int("SELECT actiond.console_resume('ops', 'ana')") == 1)
             #expect(try await int("SELECT actiond.console_resume('lead', NULL)") == 1)
             #expect(try await int("SELECT count(*)::int FROM actiond.pauses") == 0)
 
-            #expect(try await strings(audit) == [
+            #expect(try await db.strings(sql: audit) == [
                 "ops:retry:none selected:0",
                 "ops:retry:position \(bob):1",
                 "ops:discard:2 selected:1",
@@ -346,7 +340,7 @@ struct ConsoleFunctionsTests {
                 "ops:resume:user ana:1",
                 "lead:resume:everyone:1",
             ])
-            #expect(try await strings("SELECT person || ':' || action FROM actiond.console_audit(NULL, 2)") == ["lead:resume", "ops:resume"])
+            #expect(try await db.strings(sql: "SELECT person || ':' || action FROM actiond.console_audit(NULL, 2)") == ["lead:resume", "ops:resume"])
             #expect(try await int("SELECT count(*)::int FROM actiond.console_audit WHERE at > now() - interval '1 minute'") == 8)
 
             // Audited in the action's own transaction: an action rolled back leaves no row.
@@ -377,7 +371,7 @@ struct ConsoleFunctionsTests {
                 """, logger: db.logger).drain()
             #expect(try await Self.int("SELECT count(*)::int FROM actiond.events WHERE data::text LIKE '%\(Self.marker)%'", db) == 2,
                     "the marker is in the database, in the clear")
-            let positions = try await Self.strings("SELECT position::text FROM actiond.events ORDER BY position", db)
+            let positions = try await db.strings(sql: "SELECT position::text FROM actiond.events ORDER BY position")
             var calls = [
                 "actiond.console_throughput(60)", "actiond.console_outcomes(NULL, NULL)",
                 "actiond.console_dead_letters(NULL, NULL, NULL, NULL, NULL, 500)",
@@ -389,7 +383,7 @@ struct ConsoleFunctionsTests {
             ]
             for user in ["ana", "pat", "bob", "cat"] {
                 calls += ["actiond.console_trail('\(user)', NULL, NULL, 500)", "actiond.console_person('\(user)')"]
-                for view in try await Self.strings("SELECT name FROM actiond.handler_views ORDER BY name", db) {
+                for view in try await db.strings(sql: "SELECT name FROM actiond.handler_views ORDER BY name") {
                     calls.append("actiond.console_handler_rows('\(view)', '\(user)', 500)")
                 }
             }
@@ -397,7 +391,7 @@ struct ConsoleFunctionsTests {
             calls += positions.map { "actiond.console_dead_letter(\($0))" }
             var rows = 0
             for call in calls {
-                let text = try await Self.strings("SELECT coalesce(string_agg(r::text, E'\\n'), '') FROM \(call) r", db).joined()
+                let text = try await db.strings(sql: "SELECT coalesce(string_agg(r::text, E'\\n'), '') FROM \(call) r").joined()
                 rows += text.isEmpty ? 0 : 1
                 #expect(!text.contains(Self.marker), "\(call) shows protected text")
             }

@@ -43,8 +43,10 @@ package struct BenchBreakdown: Sendable, Codable {
         let top = Self.topLevel.compactMap { name in functions.first { $0.name == name } }
         let inside = top.reduce(0) { $0 + $1.total_ms }
         if let server = postgres_cpu_ms {
-            lines.append(String(format: "    outside actiond's functions (parsing, planning, commits, WAL, vacuum): %.0f µs per batch",
-                                max(server - inside, 0) * perBatch))
+            // Function times are wall time: on a saturated machine they exceed the CPU.
+            lines.append(server > inside
+                ? String(format: "    outside actiond's functions (parsing, planning, commits, WAL, vacuum): %.0f µs per batch", (server - inside) * perBatch)
+                : "    outside actiond's functions: not measurable (the functions' wall time exceeds the server's CPU: the machine was saturated)")
         }
         let rest = functions.filter { !Self.topLevel.contains($0.name) }.sorted { $0.total_ms > $1.total_ms }.prefix(12)
         for (index, function) in (top + rest).enumerated() {
