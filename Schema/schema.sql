@@ -347,6 +347,7 @@ CREATE TABLE actiond.log_partitions (
     created_at timestamp with time zone NOT NULL,
     forget_from bigint,
     attached_live boolean DEFAULT false NOT NULL,
+    made_with bigint,
     CONSTRAINT log_partitions_check CHECK ((upper_bound > lower_bound))
 );
 
@@ -357,6 +358,10 @@ COMMENT ON TABLE actiond.log_partitions IS 'The partitions of actiond.events and
 -- Name: COLUMN log_partitions.attached_live; Type: COMMENT; Schema: actiond; Owner: -
 
 COMMENT ON COLUMN actiond.log_partitions.attached_live IS 'Attached by add_log_partitions while producers ran (not by a migration): locked before an insert while it is new.';
+
+-- Name: COLUMN log_partitions.made_with; Type: COMMENT; Schema: actiond; Owner: -
+
+COMMENT ON COLUMN actiond.log_partitions.made_with IS 'The lower bound of the first partition attached by the same transaction (null for a migration''s).';
 
 -- Name: log_settings; Type: TABLE; Schema: actiond; Owner: -
 

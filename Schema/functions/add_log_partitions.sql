@@ -1,23 +1,37 @@
 -- Creates partitions of actiond.events and actiond.outcomes (the same bounds, the width of
 -- actiond.log_settings) until one lies wholly above `covering`: the partition holding it
--- and one spare. submit_many calls it when a position it took lands in the highest
--- partition, so an insert never finds no partition (003_log_partitions.sql).
+-- and one spare. submit and store_events call it when a position they took lies in the
+-- partitions the latest maker attached (latest_log_partitions) or above them, so an insert
+-- never finds no partition (003_log_partitions.sql). Returns how many it made, or -1 when
+-- it made none: the caller's session may then lack the latest maker's partitions, so its
+-- insert catches "no partition" and calls again with `heal` (below says why).
 --
 -- CREATE TABLE, then ATTACH PARTITION: attaching takes SHARE UPDATE EXCLUSIVE on the
 -- parents, which neither inserts nor reads wait for (CREATE TABLE … PARTITION OF would take
 -- ACCESS EXCLUSIVE). The caller's transaction holds that lock, and the advisory lock
--- (class 1633907813, apart from the users' order locks) that makes creators take turns,
+-- (class 1633907813, apart from the users' order locks) that makes makers take turns,
 -- until it ends: a producer's transaction may last. So a caller whose position a partition
--- already holds does not wait for another creator (pg_try_advisory_xact_lock): the spare is
+-- already holds does not wait for another maker (pg_try_advisory_xact_lock): the spare is
 -- that one's job. Only a caller whose position no committed partition holds waits, as it
 -- must; it then finds the other's partitions, or creates them if it rolled back.
 -- Under REPEATABLE READ a caller's snapshot may not show log_partitions rows committed
 -- since it began, but the catalog does: a table already named for the next lower bound was
 -- created by someone else, and its bound is read from it.
--- Whatever the path, it returns with the partition holding `covering` locked by this
--- transaction (lock_log_partitions says why: one made by another may not be routed to yet).
+--
+-- Why a session may not route to a partition it can see (016_partitions_attached_live.sql):
+-- each session keeps the log's list of partitions in its relation cache and reloads it when
+-- a maker's commit tells it to. A session that was rebuilding the list while the commit
+-- landed (one that just connected, say) can keep a list without that maker's partitions,
+-- having read the message meant to refresh it; nothing tells it again until the next maker
+-- commits. So the partitions of the latest maker (log_partitions.made_with) are the ones a
+-- session can lack, and a caller whose position lies there either makes the next partition
+-- itself (its own attach reloads its list while it holds the makers' lock, so no other
+-- maker's commit can race the reload), or inserts ready for "no partition" and then calls
+-- again with `heal`: it waits for the makers' lock and makes one more partition itself.
+-- (A list that lacks an earlier maker's partitions too, two makers having committed during
+-- one reload, is healed the same way while the highest partition is new: see submit.)
 -- Runs as the owner (SECURITY DEFINER), so every partition belongs to actiond_owner.
-create function actiond.add_log_partitions(covering bigint) returns integer
+create function actiond.add_log_partitions(covering bigint, heal boolean default false) returns integer
 language plpgsql volatile
 security definer set search_path = actiond, pg_temp
 as $$
@@ -27,6 +41,7 @@ declare
     next_lower bigint;
     made integer := 0;
     holding bigint;  -- the lower bound of the partition holding `covering`, when found here
+    batch bigint;    -- made_with of the partitions this transaction makes
 begin
     select p.lower_bound, p.upper_bound into top_lower, next_lower
     from actiond.log_partitions p order by p.lower_bound desc limit 1;
@@ -34,12 +49,13 @@ begin
         top_lower := 0;
         next_lower := 1;
     end if;
-    if covering < next_lower then
+    if covering < next_lower and not heal then
         if not pg_try_advisory_xact_lock(1633907813, 1) then
             -- Held: another transaction is adding the spare. `covering`'s partition is one
-            -- this snapshot sees, perhaps committed a moment ago.
+            -- this snapshot sees, perhaps committed a moment ago: wait for its maker's lock
+            -- on it (lock_log_partitions), and let the caller catch the rest.
             perform actiond.lock_log_partitions(covering, covering);
-            return 0;
+            return -1;
         end if;
     else
         perform pg_advisory_xact_lock(1633907813, 1);
@@ -60,7 +76,12 @@ begin
                 holding := top_lower;  -- perhaps not in this snapshot's log_partitions
             end if;
         end loop;
-        exit when top_lower > covering;
+        exit when top_lower > covering and (made > 0 or not heal);
+        if batch is null then
+            -- The partitions this transaction made before, if any, and these are one maker's.
+            select coalesce(min(p.lower_bound), next_lower) into batch
+            from actiond.log_partitions p where p.xmin = xid(pg_current_xact_id());
+        end if;
         -- A tenth of each page kept free for the sealed rewrites of its rows, so that they
         -- are heap-only updates (014_request_id_column.sql).
         execute format('create table actiond.%I (like actiond.events including defaults including constraints) with (fillfactor = 90)',
@@ -77,8 +98,8 @@ begin
                        'outcomes_' || next_lower);
         execute format('alter table actiond.outcomes attach partition actiond.%I for values from (%s) to (%s)',
                        'outcomes_' || next_lower, next_lower, next_lower + width);
-        insert into actiond.log_partitions (lower_bound, upper_bound, created_at, attached_live)
-        values (next_lower, next_lower + width, clock_timestamp(), true);
+        insert into actiond.log_partitions (lower_bound, upper_bound, created_at, attached_live, made_with)
+        values (next_lower, next_lower + width, clock_timestamp(), true, batch);
         made := made + 1;
         top_lower := next_lower;
         next_lower := next_lower + width;
@@ -88,6 +109,9 @@ begin
     else
         -- Made here (locked since its CREATE) or one this snapshot's log_partitions holds.
         perform actiond.lock_log_partitions(covering, covering);
+    end if;
+    if made = 0 then
+        return -1;
     end if;
     return made;
 end

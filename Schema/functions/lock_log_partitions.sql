@@ -1,18 +1,16 @@
 -- Locks (ACCESS SHARE) each partition of actiond.events that holds a position from `low`
--- to `high`, before the caller inserts there. A partition another transaction created and
--- attached (add_log_partitions) is visible to this one's snapshot as soon as the creator's
--- commit is, but the creator tells other sessions to reload the log's partition list a
+-- to `high`, before the caller inserts. A partition another transaction created and
+-- attached (add_log_partitions) is visible to this one's snapshot as soon as the maker's
+-- commit is, but the maker tells other sessions to reload the log's partition list a
 -- moment later, just before it releases its locks; an insert in that moment, or in a
 -- transaction that has held a lock on actiond.events since before the ATTACH, routes by
--- the old list and fails with "no partition of relation events found for row". Locking the
--- partition itself waits for its creator's ACCESS EXCLUSIVE lock on it (held until that
--- reload is sent) and, being a new lock of this transaction, makes it read the reloads sent
--- so far. pg_relation_size takes that lock as it opens the table, in a plain statement
--- (a LOCK TABLE naming the partition would be parsed again on every call). The callers ask
--- only for partitions attached since a minute before their transaction began (never a
--- migration's: 016_partitions_attached_live.sql), and
--- add_log_partitions for the one it returns with: an older partition's ATTACH was read when
--- the transaction began (unless its creator's transaction lasted over that minute).
+-- the old list and fails with "no partition of relation events found for row". Locking a
+-- partition waits for its maker's ACCESS EXCLUSIVE lock on it (held until that reload is
+-- sent) and, being a new lock of this transaction, makes it read the reloads sent so far
+-- (the earlier makers' too: makers take turns). pg_relation_size takes that lock as it
+-- opens the table, in a plain statement (a LOCK TABLE naming the partition would be parsed
+-- again on every call). submit and store_events lock the highest partition while it is new
+-- (latest_log_partitions), add_log_partitions the one holding the position it returns with.
 create function actiond.lock_log_partitions(low bigint, high bigint) returns void
 language plpgsql volatile as $$
 declare

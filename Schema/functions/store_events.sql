@@ -9,8 +9,10 @@ create function actiond.store_events(events jsonb[], ordinals integer[], users t
                                      out stored_ordinals integer[], out stored bigint[], out stored_users text[])
 language plpgsql volatile as $$
 declare
-    top_lower bigint;
-    new_from bigint;
+    latest_from bigint;
+    young_top bigint;
+    guarded boolean;
+    inserted boolean := false;
 begin
     with taken as (
         insert into actiond.event_ids as ei (user_id, id)
@@ -27,28 +29,30 @@ begin
         return;
     end if;
 
-    -- A position in the highest partition of the log: add the next one now (one spare is
-    -- kept above the highest position taken), so an insert never finds no partition. The
-    -- new partitions the positions reach are locked first (lock_log_partitions says why).
-    -- (The new partitions: those attached since a minute before this transaction began, as submit reads them.)
-    select (select p.lower_bound from actiond.log_partitions p order by p.lower_bound desc limit 1),
-           (select min(p.lower_bound) from actiond.log_partitions p where p.attached_live and p.created_at >= transaction_timestamp() - interval '1 minute')
-    into top_lower, new_from;
-    if stored[cardinality(stored)] >= top_lower then
-        perform actiond.add_log_partitions(stored[cardinality(stored)]);
+    -- A position among the latest maker's partitions goes through add_log_partitions (which
+    -- keeps one spare above the highest position taken, so an insert never finds no
+    -- partition); a new highest partition is locked first; and while partitions are new the
+    -- insert is ready to heal this session's list of them (add_log_partitions says why).
+    select t.latest_from, t.young_top into latest_from, young_top from actiond.latest_log_partitions() t;
+    if stored[cardinality(stored)] >= latest_from then
+        guarded := actiond.add_log_partitions(stored[cardinality(stored)]) < 0 or young_top is not null;
+    elsif young_top is not null then
+        perform actiond.lock_log_partitions(young_top, young_top);
+        guarded := true;
     end if;
-    if stored[cardinality(stored)] >= new_from then
-        perform actiond.lock_log_partitions(greatest(stored[1], new_from), stored[cardinality(stored)]);
+    if guarded then
+        begin
+            perform actiond.insert_events(events, stored_ordinals, stored);
+            inserted := true;
+        exception when check_violation then
+            -- "no partition of relation events found for row" (or a real violation, which
+            -- the insert below raises again).
+            perform actiond.add_log_partitions(stored[cardinality(stored)], heal => true);
+        end;
     end if;
-
-    -- The request id in a column of its own (014_request_id_column.sql): a worker's sealed
-    -- rewrite of data then changes no indexed column.
-    insert into actiond.events as ev (position, id, type, user_id, occurred_at, data, request_id)
-    select s.position, i.e ->> 'id', i.e ->> 'type', i.e ->> 'user_id', (i.e ->> 'occurred_at')::timestamptz, i.e -> 'data',
-           actiond.event_request_id(i.e)
-    from unnest(stored_ordinals, stored) as s(n, position)
-    join unnest(events) with ordinality as i(e, n) on i.n = s.n
-    order by s.position;
+    if not inserted then
+        perform actiond.insert_events(events, stored_ordinals, stored);
+    end if;
 
     -- The user's "has work" row, unless it exists (a user in backoff stays in backoff). It
     -- cannot be half-deleted by a worker: deleting it takes the order lock held here. Its

@@ -19,8 +19,10 @@ declare
     taken bigint;
     prior record;
     fenced boolean;
-    top_lower bigint;
-    new_from bigint;
+    latest_from bigint;
+    young_top bigint;
+    guarded boolean;
+    stored boolean := false;
 begin
     -- 1. Validate. A notification names a category: its required keys in the current registry.
     if event ->> 'type' = 'notification.sent' then
@@ -37,15 +39,11 @@ begin
     -- 2. The user's order lock (lock_users says why), then the forget's fence under it.
     event_user := event ->> 'user_id';
     perform actiond.lock_user(event_user);
-    --    One statement reads the fence, the highest partition's lower bound and where new
-    --    partitions begin (step 3). (select 1: see submit_many.)
+    --    One statement reads the fence and the highest partition (step 3). (select 1: see submit_many.)
     select exists (select 1 from actiond.forgotten_users f where f.user_id = event_user and f.new_key_allowed_at is null),
-           (select p.lower_bound from actiond.log_partitions p order by p.lower_bound desc limit 1),
-           -- Where the partitions attached since a minute before this transaction began start
-           -- (lock_log_partitions says why they are locked before an insert; 016): steady
-           -- state, none, and nothing more is done.
-           (select min(p.lower_bound) from actiond.log_partitions p where p.attached_live and p.created_at >= transaction_timestamp() - interval '1 minute')
-    into fenced, top_lower, new_from;
+           t.latest_from, t.young_top
+    into fenced, latest_from, young_top
+    from actiond.latest_log_partitions() t;
     if fenced then
         problem := actiond.forgotten_user_problem();
         raise exception using errcode = problem[1], message = problem[2];
@@ -59,17 +57,34 @@ begin
     returning ei.position into taken;
 
     if taken is not null then
-        -- store_events does the same for a batch: a position in the highest partition adds
-        -- the next one, one in a new partition locks it first (lock_log_partitions); storing
-        -- the event queues it; the user's "has work" row is kept.
-        if taken >= top_lower then
-            perform actiond.add_log_partitions(taken);
-        elsif taken >= new_from then
-            perform actiond.lock_log_partitions(taken, taken);
+        -- store_events does the same for a batch (add_log_partitions says why): a position
+        -- among the latest maker's partitions goes through add_log_partitions; a new highest
+        -- partition is locked first; and while partitions are new the insert is ready to heal
+        -- this session's list of them. Storing the event queues it; the user's "has work" row
+        -- is kept.
+        if taken >= latest_from then
+            guarded := actiond.add_log_partitions(taken) < 0 or young_top is not null;
+        elsif young_top is not null then
+            perform actiond.lock_log_partitions(young_top, young_top);
+            guarded := true;
         end if;
-        insert into actiond.events (position, id, type, user_id, occurred_at, data, request_id)
-        values (taken, event ->> 'id', event ->> 'type', event_user, (event ->> 'occurred_at')::timestamptz, event -> 'data',
-                actiond.event_request_id(event));
+        if guarded then
+            begin
+                insert into actiond.events (position, id, type, user_id, occurred_at, data, request_id)
+                values (taken, event ->> 'id', event ->> 'type', event_user, (event ->> 'occurred_at')::timestamptz, event -> 'data',
+                        actiond.event_request_id(event));
+                stored := true;
+            exception when check_violation then
+                -- "no partition of relation events found for row" (or a real violation, which
+                -- the insert below raises again).
+                perform actiond.add_log_partitions(taken, heal => true);
+            end;
+        end if;
+        if not stored then
+            insert into actiond.events (position, id, type, user_id, occurred_at, data, request_id)
+            values (taken, event ->> 'id', event ->> 'type', event_user, (event ->> 'occurred_at')::timestamptz, event -> 'data',
+                    actiond.event_request_id(event));
+        end if;
         insert into actiond.waiting_users (user_id, mark) values (event_user, taken - 1)
         on conflict (user_id) do nothing;
         perform actiond.wake_workers();

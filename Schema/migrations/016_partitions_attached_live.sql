@@ -9,3 +9,11 @@
 alter table actiond.log_partitions add column attached_live boolean not null default false;
 comment on column actiond.log_partitions.attached_live is
     'Attached by add_log_partitions while producers ran (not by a migration): locked before an insert while it is new.';
+
+-- Which maker attached a partition: the lower bound of the first partition its transaction
+-- attached (null: a migration's, its own). A session that reloads its list of partitions
+-- while a maker commits can keep a list without that maker's partitions until the next
+-- maker commits, so inserts there are ready to heal it (add_log_partitions says how).
+alter table actiond.log_partitions add column made_with bigint;
+comment on column actiond.log_partitions.made_with is
+    'The lower bound of the first partition attached by the same transaction (null for a migration''s).';

@@ -192,4 +192,40 @@ struct LogPartitionTests {
             #expect(below, "\(path): the second position lies below the highest partition, where none is added")
         }
     }
+
+    /// What submit reads before it inserts (latest_log_partitions): where the latest maker's
+    /// partitions begin, one transaction's partitions counting as one maker's however many
+    /// calls made them, and the highest partition while it is new; and a heal, which makes
+    /// one more partition whatever the position, as its own maker.
+    @Test func theLatestMakersPartitionsAreKnownAndAHealMakesOneMore() async throws {
+        try await TestDatabase.with { db in
+            let fromMigration = try await db.strings(sql: """
+                SELECT (t.latest_from = max(p.lower_bound) AND t.young_top IS NULL AND bool_and(p.made_with IS NULL))::text
+                FROM actiond.latest_log_partitions() t, actiond.log_partitions p GROUP BY t.latest_from, t.young_top
+                """)
+            #expect(fromMigration == ["true"], "a migration's partitions: the highest is its own maker's, and not new")
+            try await Self.narrow(db, width: 5)
+            let top = try await db.scalar("SELECT max(upper_bound) FROM actiond.log_partitions", as: Int64.self)
+            try await db.client.withConnection { maker in
+                try await maker.query("BEGIN", logger: db.logger).drain()
+                for covering in [top + 2, top + 12] {
+                    let made = try await maker.query(PostgresQuery(unsafeSQL: "SELECT actiond.add_log_partitions(\(covering))"), logger: db.logger)
+                        .collect().first!.decode(Int.self)
+                    #expect(made >= 1, "partitions up to \(covering) and one spare")
+                }
+                try await maker.query("COMMIT", logger: db.logger).drain()
+            }
+            let made = try await db.strings(sql: "SELECT lower_bound || ':' || made_with FROM actiond.log_partitions WHERE lower_bound >= \(top) ORDER BY 1")
+            #expect(made == [top, top + 5, top + 10, top + 15].map { "\($0):\(top)" }, "one transaction, one maker: \(made)")
+            let latest = try await db.strings(sql: "SELECT latest_from || ',' || young_top FROM actiond.latest_log_partitions()")
+            #expect(latest == ["\(top),\(top + 15)"])
+            // A heal for a position far below: it waits for the makers' lock and makes the next one.
+            #expect(try await db.scalar(PostgresQuery(unsafeSQL: "SELECT actiond.add_log_partitions(\(top - 3), heal => true)"), as: Int.self) == 1)
+            let healed = try await db.strings(sql: "SELECT latest_from || ',' || young_top FROM actiond.latest_log_partitions()")
+            #expect(healed == ["\(top + 20),\(top + 20)"], "the heal's partition is the latest maker's")
+            // Without a heal, a position that a partition already holds makes none: -1 says the
+            // caller inserts ready to heal.
+            #expect(try await db.scalar(PostgresQuery(unsafeSQL: "SELECT actiond.add_log_partitions(\(top + 1))"), as: Int.self) == -1)
+        }
+    }
 }
