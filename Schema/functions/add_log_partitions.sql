@@ -40,7 +40,8 @@ declare
     top_lower bigint;
     next_lower bigint;
     made integer := 0;
-    holding bigint;  -- the lower bound of the partition holding `covering`, when found here
+    found oid;
+    holding oid;     -- the partition holding `covering`, when found here
     batch bigint;    -- made_with of the partitions this transaction makes
 begin
     select p.lower_bound, p.upper_bound into top_lower, next_lower
@@ -62,18 +63,23 @@ begin
     end if;
     select s.partition_width into width from actiond.log_settings s;
     loop
-        -- Partitions created by transactions this snapshot cannot see.
-        while to_regclass(format('actiond.%I', 'events_' || next_lower)) is not null loop
+        -- Partitions created by transactions this snapshot's log_partitions does not show: by
+        -- the catalog rows this statement sees (a name this session looked up before their
+        -- maker's commit can still be cached as missing), or, under REPEATABLE READ, by name.
+        loop
+            found := coalesce((select c.oid from pg_catalog.pg_class c
+                               where c.relnamespace = 'actiond'::regnamespace and c.relname = 'events_' || next_lower),
+                              to_regclass(format('actiond.%I', 'events_' || next_lower)));
+            exit when found is null;
             top_lower := next_lower;
             -- ("position" IS NOT NULL) AND ("position" >= '1'::bigint) AND ("position" < '21'::bigint)
-            next_lower := substring(pg_get_partition_constraintdef(format('actiond.%I', 'events_' || next_lower)::regclass)
-                                    from '"?position"? < ''?(-?\d+)')::bigint;
+            next_lower := substring(pg_get_partition_constraintdef(found) from '"?position"? < ''?(-?\d+)')::bigint;
             if next_lower is null then
                 raise exception 'partition events_% has no upper bound that add_log_partitions can read', top_lower
                     using errcode = actiond.sqlstate('internal_error');
             end if;
             if top_lower <= covering and covering < next_lower then
-                holding := top_lower;  -- perhaps not in this snapshot's log_partitions
+                holding := found;  -- perhaps not in this snapshot's log_partitions
             end if;
         end loop;
         exit when top_lower > covering and (made > 0 or not heal);
@@ -105,7 +111,7 @@ begin
         next_lower := next_lower + width;
     end loop;
     if holding is not null then
-        perform pg_catalog.pg_relation_size(format('actiond.%I', 'events_' || holding)::regclass);
+        perform pg_catalog.pg_relation_size(holding);
     else
         -- Made here (locked since its CREATE) or one this snapshot's log_partitions holds.
         perform actiond.lock_log_partitions(covering, covering);

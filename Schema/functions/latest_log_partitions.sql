@@ -1,10 +1,9 @@
 -- Where the partitions the latest maker attached begin, and the highest partition's lower
 -- bound while it is new: attached since a minute before this transaction began, as
 -- add_log_partitions attaches them (never a migration's: 016_partitions_attached_live.sql).
--- Always one row. submit and store_events read it before they insert (add_log_partitions
--- says why): a position at or above latest_from goes through add_log_partitions; below it,
--- while young_top is set, the highest partition is locked first (lock_log_partitions) and the
--- insert is ready to heal; otherwise (steady state) nothing more is done.
+-- Always one row. submit and store_events read it before they insert, and pass it to
+-- prepare_log_insert when a position lies at or above latest_from or young_top is set;
+-- otherwise (steady state) nothing more is done.
 create function actiond.latest_log_partitions() returns table (latest_from bigint, young_top bigint)
 language sql stable as $$
     select coalesce(t.made_with, t.lower_bound),

@@ -9,7 +9,7 @@
 -- sent) and, being a new lock of this transaction, makes it read the reloads sent so far
 -- (the earlier makers' too: makers take turns). pg_relation_size takes that lock as it
 -- opens the table, in a plain statement (a LOCK TABLE naming the partition would be parsed
--- again on every call). submit and store_events lock the highest partition while it is new
+-- again on every call). prepare_log_insert locks the highest partition while it is new
 -- (latest_log_partitions), add_log_partitions the one holding the position it returns with.
 create function actiond.lock_log_partitions(low bigint, high bigint) returns void
 language plpgsql volatile as $$
@@ -21,7 +21,10 @@ begin
         where p.lower_bound <= high and p.upper_bound > low
         order by p.lower_bound
     loop
-        perform pg_catalog.pg_relation_size(format('actiond.%I', 'events_' || lower)::regclass);
+        -- By the catalog row this statement sees, not by name: a name this session looked up
+        -- before the maker's commit can still be cached as missing until the lock is taken.
+        perform pg_catalog.pg_relation_size(c.oid) from pg_catalog.pg_class c
+        where c.relnamespace = 'actiond'::regnamespace and c.relname = 'events_' || lower;
     end loop;
 end
 $$;

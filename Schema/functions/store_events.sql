@@ -29,16 +29,12 @@ begin
         return;
     end if;
 
-    -- A position among the latest maker's partitions goes through add_log_partitions (which
-    -- keeps one spare above the highest position taken, so an insert never finds no
-    -- partition); a new highest partition is locked first; and while partitions are new the
-    -- insert is ready to heal this session's list of them (add_log_partitions says why).
+    -- Near the newest partitions, a spare is kept above the highest position taken (so an
+    -- insert never finds no partition) and the insert may have to heal this session's list
+    -- of them (prepare_log_insert).
     select t.latest_from, t.young_top into latest_from, young_top from actiond.latest_log_partitions() t;
-    if stored[cardinality(stored)] >= latest_from then
-        guarded := actiond.add_log_partitions(stored[cardinality(stored)]) < 0 or young_top is not null;
-    elsif young_top is not null then
-        perform actiond.lock_log_partitions(young_top, young_top);
-        guarded := true;
+    if stored[cardinality(stored)] >= latest_from or young_top is not null then
+        guarded := actiond.prepare_log_insert(stored[cardinality(stored)], latest_from, young_top);
     end if;
     if guarded then
         begin

@@ -57,16 +57,11 @@ begin
     returning ei.position into taken;
 
     if taken is not null then
-        -- store_events does the same for a batch (add_log_partitions says why): a position
-        -- among the latest maker's partitions goes through add_log_partitions; a new highest
-        -- partition is locked first; and while partitions are new the insert is ready to heal
-        -- this session's list of them. Storing the event queues it; the user's "has work" row
-        -- is kept.
-        if taken >= latest_from then
-            guarded := actiond.add_log_partitions(taken) < 0 or young_top is not null;
-        elsif young_top is not null then
-            perform actiond.lock_log_partitions(young_top, young_top);
-            guarded := true;
+        -- store_events does the same for a batch: near the newest partitions, the insert may
+        -- have to heal this session's list of them (prepare_log_insert). Storing the event
+        -- queues it; the user's "has work" row is kept.
+        if taken >= latest_from or young_top is not null then
+            guarded := actiond.prepare_log_insert(taken, latest_from, young_top);
         end if;
         if guarded then
             begin
