@@ -66,7 +66,7 @@ CREATE TYPE actiond.console_trail_row AS (
 CREATE TABLE actiond.console_audit (
     id bigint NOT NULL,
     at timestamp with time zone DEFAULT now() NOT NULL,
-    person text NOT NULL,
+    operator text NOT NULL,
     action text NOT NULL,
     target text NOT NULL,
     events bigint NOT NULL,
@@ -76,6 +76,10 @@ CREATE TABLE actiond.console_audit (
 -- Name: TABLE console_audit; Type: COMMENT; Schema: actiond; Owner: -
 
 COMMENT ON TABLE actiond.console_audit IS 'Every action taken through the web console (actiond_operator): who, what, on what, how many events changed.';
+
+-- Name: COLUMN console_audit.operator; Type: COMMENT; Schema: actiond; Owner: -
+
+COMMENT ON COLUMN actiond.console_audit.operator IS 'Who acted: the operator''s name as the console knows them.';
 
 -- Name: categories; Type: TABLE; Schema: actiond; Owner: -
 

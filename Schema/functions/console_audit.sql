@@ -11,7 +11,7 @@ set jit = off
 as $$
 begin
     return query
-    select a.id, a.at, a.person, a.action, a.target, a.events
+    select a.id, a.at, a.operator, a.action, a.target, a.events
     from actiond.console_audit a
     where a.id < coalesce(console_audit.before_id, 9223372036854775807)
     order by a.id desc

@@ -134,6 +134,6 @@ struct ConsoleEscapingTests {
     }
 
     private func layoutFor(_ name: String) -> PageLayout {
-        PageLayout(title: name, current: "/", person: ConsolePerson(name: name, role: .viewer), readOnlyReason: name, signedIn: true, notice: name)
+        PageLayout(title: name, current: "/", consoleOperator: ConsoleOperator(name: name, role: .viewer), readOnlyReason: name, signedIn: true, notice: name)
     }
 }

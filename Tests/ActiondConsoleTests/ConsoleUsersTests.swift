@@ -22,7 +22,7 @@ struct ConsoleUsersTests {
     @Test func aPersonSignsInWithTheirPasswordOnly() throws {
         var users = ConsoleUsers()
         try users.add(name: "ana", role: .operator, password: "correct horse battery", cost: 4)
-        #expect(users.verify(name: "ana", password: "correct horse battery") == ConsolePerson(name: "ana", role: .operator))
+        #expect(users.verify(name: "ana", password: "correct horse battery") == ConsoleOperator(name: "ana", role: .operator))
         #expect(users.verify(name: "ana", password: "correct horse batterY") == nil)
         #expect(users.verify(name: "Ana", password: "correct horse battery") == nil, "names are case-sensitive")
         #expect(users.verify(name: "bob", password: "correct horse battery") == nil)
@@ -93,17 +93,17 @@ struct ConsoleUsersTests {
         let (path, saved) = try savedFile(boRole: .operator)
         var users = saved
         let file = ConsoleUsersFile(path: path, logger: Logger(label: "test"))
-        #expect(try file.current().get().user(named: "bo")?.role == .operator)
+        #expect(try file.current().get().account(named: "bo")?.role == .operator)
         // Changed as `console users` changes it: written beside, renamed over.
         _ = users.remove(name: "ana")
         try users.add(name: "bo", role: .viewer, password: "correct horse battery", cost: 4)
         try users.save(to: path)
-        #expect(try file.current().get().user(named: "ana") == nil)
-        #expect(try file.current().get().user(named: "bo")?.role == .viewer)
+        #expect(try file.current().get().account(named: "ana") == nil)
+        #expect(try file.current().get().account(named: "bo")?.role == .viewer)
         chmod(path, 0o644)
         #expect(throws: ConsoleUsersError.self) { try file.current().get() }
         chmod(path, 0o600)
-        #expect(try file.current().get().user(named: "bo")?.role == .viewer)
+        #expect(try file.current().get().account(named: "bo")?.role == .viewer)
         // Removed altogether: nobody, never everybody.
         try FileManager.default.removeItem(atPath: path)
         #expect(try file.current().get().users.isEmpty)

@@ -233,7 +233,7 @@ struct ConsoleFunctionsTests {
                 SELECT g, 'user-' || g, 'dead', 5, 'failed ' || g, 'meeting.cancelled' FROM generate_series(1, 600) g
                 """, logger: db.logger).drain()
             try await db.client.query("""
-                INSERT INTO actiond.console_audit (person, action, target, events)
+                INSERT INTO actiond.console_audit (operator, action, target, events)
                 SELECT 'p' || g, 'pause', 'everyone', 0 FROM generate_series(1, 600) g
                 """, logger: db.logger).drain()
 
@@ -283,11 +283,11 @@ struct ConsoleFunctionsTests {
         try await TestDatabase.with { db in
             let (bob, cat) = try await Self.workload(db)
             func int(_ sql: String) async throws -> Int { try await Self.int(sql, db) }
-            let audit = "SELECT concat_ws(':', person, action, target, events) FROM actiond.console_audit ORDER BY id"
+            let audit = "SELECT concat_ws(':', operator, action, target, events) FROM actiond.console_audit ORDER BY id"
             let deadCount = "SELECT actiond.console_dead_letter_count(NULL, NULL, NULL, NULL)::int"
 
             // Refused, changing nothing and auditing nothing: null positions (never "all"),
-            // no person, no target.
+            // no operator, no target.
             for call in ["actiond.console_retry('ops', NULL, 'everything')", "actiond.console_discard('ops', NULL, 'everything')"] {
                 let refused = try await Self.failure("SELECT \(call)", db)
                 #expect(refused?.state == SQLState.invalidParameterValue.rawValue && refused?.message.hasPrefix("positions:") == true, "\(call): \(String(describing: refused))")
@@ -295,7 +295,7 @@ struct ConsoleFunctionsTests {
             for call in ["actiond.console_retry('', array[\(bob)], 'x')", "actiond.console_retry(NULL, array[\(bob)], 'x')",
                          "actiond.console_discard('  ', array[\(bob)], 'x')", "actiond.console_pause('', 'ana')", "actiond.console_resume(NULL, NULL)"] {
                 let refused = try await Self.failure("SELECT \(call)", db)
-                #expect(refused?.state == SQLState.invalidParameterValue.rawValue && refused?.message.hasPrefix("person:") == true, "\(call): \(String(describing: refused))")
+                #expect(refused?.state == SQLState.invalidParameterValue.rawValue && refused?.message.hasPrefix("operator:") == true, "\(call): \(String(describing: refused))")
             }
             let noTarget = try await Self.failure("SELECT actiond.console_retry('ops', array[\(bob)], NULL)", db)
             #expect(noTarget?.state == SQLState.invalidParameterValue.rawValue && noTarget?.message.hasPrefix("target:") == true)
@@ -340,7 +340,7 @@ struct ConsoleFunctionsTests {
                 "ops:resume:user ana:1",
                 "lead:resume:everyone:1",
             ])
-            #expect(try await db.strings(sql: "SELECT person || ':' || action FROM actiond.console_audit(NULL, 2)") == ["lead:resume", "ops:resume"])
+            #expect(try await db.strings(sql: "SELECT operator || ':' || action FROM actiond.console_audit(NULL, 2)") == ["lead:resume", "ops:resume"])
             #expect(try await int("SELECT count(*)::int FROM actiond.console_audit WHERE at > now() - interval '1 minute'") == 8)
 
             // Audited in the action's own transaction: an action rolled back leaves no row.

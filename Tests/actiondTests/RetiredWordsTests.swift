@@ -14,6 +14,13 @@ struct RetiredWordsTests {
         (#"\b(a|the|its|their|by|under) routes?\b"#, "a counter key or a shared stream key (route is the router's)"),
         (#"`route`"#, "counter_key or the shared stream key"),
         (#"\bcounter_routes\b"#, "counter_keys"),
+        // An operator runs actiond (console accounts, audit, the console_* functions' first
+        // argument); a person, a user, is someone who tapped.
+        (#"\bConsolePerson\b"#, "ConsoleOperator"),
+        (#"\bconsole_person_problem\b"#, "console_operator_problem"),
+        (#"console_(retry|discard|pause|resume)\(person\b"#, "the operator argument"),
+        (#"console_audit: person\b|console_audit \(person\b"#, "console_audit's operator column"),
+        (#"\b(add|remove|signed-in|sign-in of) a person\b|\bpeople sign in\b"#, "an operator (a person is a user who tapped)"),
     ]
 
     /// The lines of `text` that use a retired sense, with what to write instead.
@@ -50,5 +57,9 @@ struct RetiredWordsTests {
         #expect(Self.misuses(in: "a batch counts its outcomes under a route beside its users").count == 1)
         #expect(Self.misuses(in: "distributed by `route`, co-located").count == 1)
         #expect(Self.misuses(in: "the router decides; Citus routes the statement to one shard").isEmpty)
+        #expect(Self.misuses(in: "let who = ConsolePerson(name: name, role: .viewer)").count == 1)
+        #expect(Self.misuses(in: "People sign in with a name and password from the users file").count == 1)
+        #expect(Self.misuses(in: "select actiond.console_retry(person, positions, target)").count == 1)
+        #expect(Self.misuses(in: "a person's trail: what became of each of their taps").isEmpty)
     }
 }

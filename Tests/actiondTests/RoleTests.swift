@@ -188,7 +188,7 @@ struct RoleTests {
                 try await Self.expectOnly("none", as: operatorLogin, logger: db.logger)
                 for call in Self.consoleReads + [
                     "SELECT actiond.pause('ana')", "SELECT actiond.resume()", "SELECT * FROM actiond.discard_dead(array[1]::bigint[])",
-                    "SELECT count(*) FROM actiond.pauses", "INSERT INTO actiond.console_audit (person, action, target, events) VALUES ('x', 'pause', 'x', 0)",
+                    "SELECT count(*) FROM actiond.pauses", "INSERT INTO actiond.console_audit (operator, action, target, events) VALUES ('x', 'pause', 'x', 0)",
                     "SELECT * FROM actiond.report_dead_letters", "SELECT actiond.submit_many(array['{}'::jsonb])",
                 ] {
                     let failure = try await Self.failure(call, as: operatorLogin, logger: db.logger)

@@ -29,11 +29,11 @@ package struct ConsoleAccessMiddleware: RouterMiddleware {
     package func handle(_ request: Request, context: ConsoleContext, next: (Request, ConsoleContext) async throws -> Response) async throws -> Response {
         var context = context
         guard let file = users else {
-            context.person = ConsolePerson(name: "local viewer", role: .viewer)
+            context.consoleOperator = ConsoleOperator(name: "local viewer", role: .viewer)
             context.readOnlyReason = "Read-only: no users file, so nobody signs in and no action is offered (console users add NAME --role operator)."
             return try await next(request, context)
         }
-        // The file as it is now: a person removed or given another role since their session
+        // The file as it is now: an operator removed or given another role since their session
         // began counts as the file says at this request.
         let users: ConsoleUsers
         switch file.current() {
@@ -43,17 +43,17 @@ package struct ConsoleAccessMiddleware: RouterMiddleware {
         if configuration.behindProxy {
             // The header from anyone but a trusted proxy is not read at all.
             guard proxies.trusts(context.peer), let field = HTTPField.Name(configuration.proxyUserHeader),
-                  let name = request.headers[field], let user = users.user(named: name) else {
+                  let name = request.headers[field], let user = users.account(named: name) else {
                 if !proxies.trusts(context.peer) && HTTPField.Name(configuration.proxyUserHeader).flatMap({ request.headers[$0] }) != nil {
                     context.logger.notice("console user header from a peer that is not a trusted proxy ignored", metadata: ["http_peer": "\(context.peer?.description ?? "unknown")"])
                 }
                 return ConsoleResponses.text(.unauthorized, ConsoleAccessMiddleware.notSignedInBehindProxy)
             }
-            context.person = ConsolePerson(name: user.name, role: user.role)
+            context.consoleOperator = ConsoleOperator(name: user.name, role: user.role)
             return try await next(request, context)
         }
-        if let session = context.sessions.session, let user = users.user(named: session.name) {
-            context.person = ConsolePerson(name: user.name, role: user.role)
+        if let session = context.sessions.session, let user = users.account(named: session.name) {
+            context.consoleOperator = ConsoleOperator(name: user.name, role: user.role)
             return try await next(request, context)
         }
         if request.method == .get || request.method == .head {

@@ -9,7 +9,7 @@ package struct ConsoleConfiguration: Sendable {
     package var usersFile: String?
     package var tlsCertificate: String?
     package var tlsKey: String?
-    /// Trust `proxyUserHeader` for the person's name (their role comes from the users file).
+    /// Trust `proxyUserHeader` for the operator's name (their role comes from the users file).
     package var behindProxy: Bool
     package var proxyUserHeader: String
     /// The peers (CIDR ranges) whose `proxyUserHeader` is believed; loopback by default.

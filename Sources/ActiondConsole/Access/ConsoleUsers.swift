@@ -7,7 +7,8 @@ import Logging
 /// others may read it. Passwords are never stored or printed. A running console reads it
 /// through `ConsoleUsersFile`, again whenever it changes.
 package struct ConsoleUsers: Sendable {
-    package struct User: Codable, Sendable, Equatable {
+    /// An operator's account: a sign-in name, a role and a password's hash.
+    package struct Account: Codable, Sendable, Equatable {
         package var name: String
         package var role: ConsoleRole
         package var passwordHash: String
@@ -19,12 +20,12 @@ package struct ConsoleUsers: Sendable {
     }
 
     private struct File: Codable {
-        var users: [User]
+        var users: [Account]
     }
 
-    package private(set) var users: [User]
+    package private(set) var users: [Account]
 
-    package init(users: [User] = []) { self.users = users }
+    package init(users: [Account] = []) { self.users = users }
 
     /// The file at `path`; an absent file is an empty list (`exists` tells which). A file that
     /// group or others may read is refused, as ssh refuses a private key: it holds password
@@ -68,11 +69,11 @@ package struct ConsoleUsers: Sendable {
         }
     }
 
-    /// Adds a person, or changes their role and password.
+    /// Adds an operator, or changes their role and password.
     package mutating func add(name: String, role: ConsoleRole, password: String, cost: UInt8 = 12) throws {
         if let problem = ConsoleUsers.nameProblem(name) { throw ConsoleUsersError.invalidName(problem) }
         if let problem = ConsoleUsers.passwordProblem(password) { throw ConsoleUsersError.invalidPassword(problem) }
-        let user = User(name: name, role: role, passwordHash: Bcrypt.hash(password, cost: cost))
+        let user = Account(name: name, role: role, passwordHash: Bcrypt.hash(password, cost: cost))
         if let index = users.firstIndex(where: { $0.name == name }) {
             users[index] = user
         } else {
@@ -81,25 +82,25 @@ package struct ConsoleUsers: Sendable {
         }
     }
 
-    /// Removes a person; false when there was none of that name.
+    /// Removes an operator; false when there was none of that name.
     package mutating func remove(name: String) -> Bool {
         let before = users.count
         users.removeAll { $0.name == name }
         return users.count < before
     }
 
-    package func user(named name: String) -> User? {
+    package func account(named name: String) -> Account? {
         users.first { $0.name == name }
     }
 
-    /// The person, when the password is theirs. A name that is not listed costs a hash check
+    /// The operator, when the password is theirs. A name that is not listed costs a hash check
     /// too, so the answer's time does not tell which names exist.
-    package func verify(name: String, password: String) -> ConsolePerson? {
-        guard let user = user(named: name) else {
+    package func verify(name: String, password: String) -> ConsoleOperator? {
+        guard let user = account(named: name) else {
             _ = Bcrypt.verify(password, hash: ConsoleUsers.decoyHash)
             return nil
         }
-        return Bcrypt.verify(password, hash: user.passwordHash) ? ConsolePerson(name: user.name, role: user.role) : nil
+        return Bcrypt.verify(password, hash: user.passwordHash) ? ConsoleOperator(name: user.name, role: user.role) : nil
     }
 
     private static let decoyHash = Bcrypt.hash("not a password anyone has", cost: 12)

@@ -4,7 +4,7 @@ import Hummingbird
 import Logging
 
 /// Refuses a state-changing request (anything but GET and HEAD) that another site could have
-/// made: `Sec-Fetch-Site` other than same-origin (or none: typed by the person); an `Origin`
+/// made: `Sec-Fetch-Site` other than same-origin (or none: typed by the operator); an `Origin`
 /// that is not one of the console's names at its scheme and port (`ConsoleNames`; never
 /// compared with the request's own `Host`, which a rebound name controls); or neither header
 /// at all. With the SameSite=Strict session cookie, this is the console's defence against

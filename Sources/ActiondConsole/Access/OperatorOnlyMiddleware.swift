@@ -10,7 +10,7 @@ package struct OperatorOnlyMiddleware: RouterMiddleware {
     package init() {}
 
     package func handle(_ request: Request, context: ConsoleContext, next: (Request, ConsoleContext) async throws -> Response) async throws -> Response {
-        guard context.person?.mayAct == true else {
+        guard context.consoleOperator?.mayAct == true else {
             return ConsoleResponses.text(.forbidden, context.readOnlyReason ?? "Refused: only an operator may retry, discard, pause or resume.")
         }
         return try await next(request, context)

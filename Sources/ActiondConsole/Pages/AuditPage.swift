@@ -11,7 +11,7 @@ struct AuditPage: Sendable {
     struct Row: Sendable {
         let id: String
         let at: String
-        let person: String
+        let `operator`: String
         let action: String
         let target: String
         let events: String
@@ -31,7 +31,7 @@ struct AuditPage: Sendable {
         router.get("/audit") { request, context in
             let before = request.uri.queryParameters["before"].flatMap { Int64(String($0)) }
             let rows = try await store.audit(before: before, pageSize: AuditPage.pageSize).map {
-                Row(id: $0.string("id") ?? "", at: Show.time($0.date("at")), person: $0.string("person") ?? "",
+                Row(id: $0.string("id") ?? "", at: Show.time($0.date("at")), operator: $0.string("operator") ?? "",
                     action: $0.string("action") ?? "", target: $0.string("target") ?? "", events: Show.count($0.int("events")))
             }
             let next = rows.count == AuditPage.pageSize ? rows.last.map { "/audit" + Query.string([("before", $0.id)]) } : nil

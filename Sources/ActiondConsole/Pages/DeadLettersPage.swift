@@ -147,7 +147,7 @@ struct DeadLettersPage: Sendable {
 
     private func act(_ verb: Verb, _ request: Request, _ context: ConsoleContext) async throws -> Response {
         let form = try await FormBody.read(request)
-        guard let person = context.person else { return ConsoleResponses.text(.unauthorized, "Sign in first.") }
+        guard let acting = context.consoleOperator else { return ConsoleResponses.text(.unauthorized, "Sign in first.") }
         let scope = form.first("scope") ?? "selected"
         var positions: [Int64]
         var what: String
@@ -177,8 +177,8 @@ struct DeadLettersPage: Sendable {
         }
         let target = String(what.prefix(200))
         let changed = verb == .retry
-            ? try await store.retry(positions: positions, person: person.name, target: target)
-            : try await store.discard(positions: positions, person: person.name, target: target)
+            ? try await store.retry(positions: positions, operator: acting.name, target: target)
+            : try await store.discard(positions: positions, operator: acting.name, target: target)
         let notice = (verb == .retry ? "Retried " : "Discarded ") + "\(Show.count(changed)) of \(Show.count(Int64(positions.count))) (\(what))."
         return ConsoleResponses.redirect(to: "/dead-letters" + Query.string([("notice", notice)]))
     }

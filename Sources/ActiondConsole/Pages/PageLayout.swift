@@ -13,7 +13,7 @@ struct PageLayout: Sendable {
 
     let title: String
     let nav: [NavItem]
-    let personName: String
+    let operatorName: String
     let role: String
     let canAct: Bool
     let signedIn: Bool
@@ -26,16 +26,16 @@ struct PageLayout: Sendable {
     ]
 
     init(title: String, current: String, context: ConsoleContext, notice: String? = nil) {
-        self.init(title: title, current: current, person: context.person, readOnlyReason: context.readOnlyReason,
+        self.init(title: title, current: current, consoleOperator: context.consoleOperator, readOnlyReason: context.readOnlyReason,
                   signedIn: context.readOnlyReason == nil && context.sessions.session != nil, notice: notice)
     }
 
-    init(title: String, current: String, person: ConsolePerson?, readOnlyReason: String?, signedIn: Bool, notice: String?) {
+    init(title: String, current: String, consoleOperator: ConsoleOperator?, readOnlyReason: String?, signedIn: Bool, notice: String?) {
         self.title = title
         self.nav = PageLayout.pages.map { NavItem(href: $0.href, label: $0.label, current: $0.href == current) }
-        self.personName = person?.name ?? ""
-        self.role = person?.role.rawValue ?? ""
-        self.canAct = person?.mayAct ?? false
+        self.operatorName = consoleOperator?.name ?? ""
+        self.role = consoleOperator?.role.rawValue ?? ""
+        self.canAct = consoleOperator?.mayAct ?? false
         self.signedIn = signedIn
         self.readOnlyReason = readOnlyReason
         self.notice = notice
@@ -69,7 +69,7 @@ enum Show {
     }
 }
 
-/// A URL's query, percent-encoded (names and values are the page's own or typed by the person).
+/// A URL's query, percent-encoded (names and values are the page's own or typed by the operator).
 enum Query {
     static func string(_ items: [(String, String?)]) -> String {
         var components = URLComponents()

@@ -41,7 +41,7 @@ struct PausesPage: Sendable {
             if form.first("scope") != "everyone" && (user ?? "").isEmpty {
                 return ConsoleResponses.redirect(to: "/pauses" + Query.string([("notice", "user id: type the user to pause, or choose everyone.")]))
             }
-            let added = try await store.pause(user: user, person: context.person?.name ?? "")
+            let added = try await store.pause(user: user, operator: context.consoleOperator?.name ?? "")
             let who = user.map { "user \($0)" } ?? "everyone"
             return ConsoleResponses.redirect(to: "/pauses" + Query.string([("notice", added ? "Paused \(who)." : "\(who) was already paused.")]))
         }
@@ -51,7 +51,7 @@ struct PausesPage: Sendable {
             if form.first("scope") != "everyone" && (user ?? "").isEmpty {
                 return ConsoleResponses.redirect(to: "/pauses" + Query.string([("notice", "user id: type the user to resume, or choose everyone.")]))
             }
-            let ended = try await store.resume(user: user, person: context.person?.name ?? "")
+            let ended = try await store.resume(user: user, operator: context.consoleOperator?.name ?? "")
             return ConsoleResponses.redirect(to: "/pauses" + Query.string([("notice", "Resumed: \(ended) pause\(ended == 1 ? "" : "s") ended.")]))
         }
     }

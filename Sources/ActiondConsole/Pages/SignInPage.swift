@@ -53,13 +53,13 @@ struct SignInPage: Sendable {
             // blocking-work pool, never on the threads that serve every other page.
             let verified = try await NIOThreadPool.singleton.runIfActive { current.verify(name: name, password: password) }
             throttle.finish(attempt, succeeded: verified != nil)
-            guard let person = verified else {
+            guard let signedIn = verified else {
                 context.logger.notice("console sign-in refused")
                 return ConsoleResponses.html(templates.render("sign-in", Model(next: next, name: name, problem: "That name and password do not match.")),
                                              status: .unauthorized)
             }
-            context.sessions.createSession(person, expiresIn: lifetime)
-            context.logger.notice("console sign-in", metadata: ["console_person": "\(person.name)", "console_role": "\(person.role.rawValue)"])
+            context.sessions.createSession(signedIn, expiresIn: lifetime)
+            context.logger.notice("console sign-in", metadata: ["console_operator": "\(signedIn.name)", "console_role": "\(signedIn.role.rawValue)"])
             return ConsoleResponses.redirect(to: next)
         }
         router.post("/sign-out") { _, context in

@@ -12,7 +12,7 @@ import NIOSSL
 /// `actiond console`: the Hummingbird application serving the pages over `store`.
 ///
 /// Every request passes, in order: the security headers, the check that it was sent to one of
-/// the console's names, the cross-site check (state-changing requests only), the session; then every page needs a person (`ConsoleAccessMiddleware`),
+/// the console's names, the cross-site check (state-changing requests only), the session; then every page needs an operator (`ConsoleAccessMiddleware`),
 /// and every action an operator (`OperatorOnlyMiddleware`). Nothing changes state on GET.
 package enum ConsoleServer {
     package static func application(

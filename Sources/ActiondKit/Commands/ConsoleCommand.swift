@@ -41,7 +41,7 @@ struct ConsoleCommand: AsyncParsableCommand {
         var tlsKey: String?
         @Flag(name: .customLong("behind-proxy"), help: "Trust the proxy's user header for who signs in (roles from the users file); default: ACTIOND_CONSOLE_BEHIND_PROXY.")
         var behindProxy = false
-        @Option(name: .customLong("proxy-user-header"), help: "The header a trusted proxy names the person in; default: X-Remote-User.")
+        @Option(name: .customLong("proxy-user-header"), help: "The header a trusted proxy names the operator in; default: X-Remote-User.")
         var proxyUserHeader: String?
         @Option(name: .customLong("trusted-proxy"), help: ArgumentHelp(
             "With --behind-proxy, a peer (address range) whose user header is believed; repeat for more; default: ACTIOND_CONSOLE_TRUSTED_PROXY (comma-separated), else loopback only (127.0.0.0/8, ::1).",
@@ -103,11 +103,11 @@ struct ConsoleCommand: AsyncParsableCommand {
 
         struct Add: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
-                commandName: "add", abstract: "Add a person (or change their role and password); the password is read from standard input.",
-                discussion: "A running console reads the file again when it changes: a new role applies at the person's next request. The file is written with mode 0600; the console refuses one that group or others may read.")
+                commandName: "add", abstract: "Add an operator (or change their role and password); the password is read from standard input.",
+                discussion: "A running console reads the file again when it changes: a new role applies at the operator's next request. The file is written with mode 0600; the console refuses one that group or others may read.")
 
             @OptionGroup var users: UsersFileOption
-            @Argument(help: "The person's sign-in name (ASCII letters, digits, . - _ @).") var name: String
+            @Argument(help: "The operator's sign-in name (ASCII letters, digits, . - _ @).") var name: String
             @Option(help: "operator (every page, and retry, discard, pause, resume) or viewer (every page, no action).")
             var role: ConsoleRole
 
@@ -125,10 +125,10 @@ struct ConsoleCommand: AsyncParsableCommand {
         }
 
         struct Remove: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a person; a running console refuses their open sessions from their next request.")
+            static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove an operator; a running console refuses their open sessions from their next request.")
 
             @OptionGroup var users: UsersFileOption
-            @Argument(help: "The person's sign-in name.") var name: String
+            @Argument(help: "The operator's sign-in name.") var name: String
 
             func run() async throws {
                 var file = try ConsoleUsers.load(users.path)

@@ -100,19 +100,19 @@ extension ConsoleStore {
 
 /// The console's actions, as `actiond_operator`: each function audits itself.
 extension ConsoleStore {
-    package func retry(positions: [Int64], person: String, target: String) async throws -> Int64 {
-        try await value("SELECT actiond.console_retry(\(person), \(positions), \(target))", as: .operator, of: Int64.self) ?? 0
+    package func retry(positions: [Int64], operator: String, target: String) async throws -> Int64 {
+        try await value("SELECT actiond.console_retry(\(`operator`), \(positions), \(target))", as: .operator, of: Int64.self) ?? 0
     }
 
-    package func discard(positions: [Int64], person: String, target: String) async throws -> Int64 {
-        try await value("SELECT actiond.console_discard(\(person), \(positions), \(target))", as: .operator, of: Int64.self) ?? 0
+    package func discard(positions: [Int64], operator: String, target: String) async throws -> Int64 {
+        try await value("SELECT actiond.console_discard(\(`operator`), \(positions), \(target))", as: .operator, of: Int64.self) ?? 0
     }
 
-    package func pause(user: String?, person: String) async throws -> Bool {
-        try await value("SELECT actiond.console_pause(\(person), \(user))", as: .operator, of: Bool.self) ?? false
+    package func pause(user: String?, operator: String) async throws -> Bool {
+        try await value("SELECT actiond.console_pause(\(`operator`), \(user))", as: .operator, of: Bool.self) ?? false
     }
 
-    package func resume(user: String?, person: String) async throws -> Int {
-        Int(try await value("SELECT actiond.console_resume(\(person), \(user))", as: .operator, of: Int32.self) ?? 0)
+    package func resume(user: String?, operator: String) async throws -> Int {
+        Int(try await value("SELECT actiond.console_resume(\(`operator`), \(user))", as: .operator, of: Int32.self) ?? 0)
     }
 }

@@ -41,9 +41,9 @@ struct ConsoleBrowserTests {
         try await browser.findElement(css: "input[name=name]").sendKeys(name)
         try await browser.findElement(css: "input[name=password]").sendKeys(ConsoleProcess.password)
         try await browser.findElement(css: "#sign-in").click()
-        let person = try await browser.waitForElement(css: ".person")
+        let signedIn = try await browser.waitForElement(css: ".operator")
         try await shot(browser, "signed-in-\(name)")
-        let shown = try await person.text()
+        let shown = try await signedIn.text()
         #expect(shown == name)
     }
 
@@ -308,7 +308,7 @@ extension ConsoleBrowserTests {
                 try await browser.findElement(css: "input[name=name]").sendKeys("ana")
                 try await browser.findElement(css: "input[name=password]").sendKeys(ConsoleProcess.password)
                 try await browser.findElement(css: "#sign-in").click()
-                #expect(try await browser.waitForElement(css: ".person").text() == "ana")
+                #expect(try await browser.waitForElement(css: ".operator").text() == "ana")
                 let cookie = try #require(try await browser.cookies().first { $0.name == "actiond_console" })
                 #expect(cookie.secure && cookie.httpOnly && cookie.sameSite == "Strict")
                 try await Self.shot(browser, "tls-overview")

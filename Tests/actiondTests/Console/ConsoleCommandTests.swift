@@ -114,7 +114,7 @@ struct ConsoleCommandTests {
                 let paused = try await ConsoleHTTP.post(console.base + "/pauses/pause", form: [("scope", "everyone")], cookie: operatorSession, headers: sameSite)
                 #expect(paused.status == 303)
                 #expect(try await db.scalar("SELECT count(*) FROM actiond.pauses", as: Int.self) == 1)
-                #expect(try await db.scalar("SELECT person || ' ' || action || ' ' || target FROM actiond.console_audit", as: String.self) == "ana pause everyone")
+                #expect(try await db.scalar("SELECT operator || ' ' || action || ' ' || target FROM actiond.console_audit", as: String.self) == "ana pause everyone")
             }
         }
     }

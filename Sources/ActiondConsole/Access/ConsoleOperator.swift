@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 
-/// What a person may do in the console (docs/console.md, "Who may do what").
+/// What an operator may do in the console (docs/console.md, "Who may do what").
 public enum ConsoleRole: String, Codable, Sendable, CaseIterable {
     /// Every page, no action.
     case viewer
@@ -9,9 +9,9 @@ public enum ConsoleRole: String, Codable, Sendable, CaseIterable {
     case `operator`
 }
 
-/// The person a request is made by: the signed-in name, the proxy's header, or, on loopback
-/// without a users file, the local viewer.
-package struct ConsolePerson: Codable, Sendable, Equatable {
+/// The operator a request is made by (someone who runs actiond, not a user who tapped): the
+/// signed-in name, the proxy's header, or, on loopback without a users file, the local viewer.
+package struct ConsoleOperator: Codable, Sendable, Equatable {
     package var name: String
     package var role: ConsoleRole
 
