@@ -261,6 +261,7 @@ let package = Package(
                 "ActiondDomain",
                 "ActiondPostgres",
                 "ActiondTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

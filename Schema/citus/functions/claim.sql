@@ -6,6 +6,9 @@
 -- statement of the worker's transaction routes to one node. Users are served oldest range
 -- first instead of oldest user first (docs/citus.md 4.1).
 -- `idle`: as in functions/claim.sql.
+-- Its SET clause has no plan_cache_mode or enable_seqscan, unlike the one-server file's: the
+-- database's force_custom_plan stands (docs/citus.md), planning each call with its values,
+-- so no generic plan made while a table was empty is kept.
 create function actiond.claim(max_users bigint, max_events bigint, only_user text default null,
                                idle boolean default false)
 returns table ("position" bigint, user_id text, attempts integer, id text, type text,

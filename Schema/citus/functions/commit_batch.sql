@@ -14,6 +14,9 @@
 -- A failed event's user must be in the batch's document (a worker built before
 -- 009_log_as_queue.sql named it by position alone; Citus refuses that lookup:
 -- docs/operations.md, "Upgrades").
+-- Its SET clause has no plan_cache_mode or enable_seqscan, unlike the one-server file's: the
+-- database's force_custom_plan stands (docs/citus.md), planning each call with its values,
+-- so no generic plan made while a table was empty is kept.
 create function actiond.commit_batch(batch jsonb)
 returns bigint
 language plpgsql volatile

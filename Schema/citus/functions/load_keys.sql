@@ -1,6 +1,9 @@
 -- load_keys on a distributed database (functions/load_keys.sql says what it does): a limit in
 -- a lateral subquery over unnest is refused there; the users' filter routes each statement
 -- to their shard group.
+-- Its SET clause has no plan_cache_mode or enable_seqscan, unlike the one-server file's: the
+-- database's force_custom_plan stands (docs/citus.md), planning each call with its values,
+-- so no generic plan made while a table was empty is kept.
 create function actiond.load_keys(users text[])
 returns table (kind text, user_id text, version integer, kek_id text, wrapped bytea, new_key_allowed boolean)
 language plpgsql volatile

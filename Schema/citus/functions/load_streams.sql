@@ -1,6 +1,9 @@
 -- load_streams on a distributed database (functions/load_streams.sql says what it does):
 -- projections are distributed by user (004_distributable_keys.sql), and a limit in a lateral
 -- subquery over unnest is refused there.
+-- Its SET clause has no plan_cache_mode or enable_seqscan, unlike the one-server file's: the
+-- database's force_custom_plan stands (docs/citus.md), planning each call with its values,
+-- so no generic plan made while a table was empty is kept.
 create function actiond.load_streams(lock_kinds text[], lock_ids text[], kinds text[], ids text[], users text[])
 returns table (kind text, stream_id text, user_id text, state text, last_position bigint, written_by bigint)
 language plpgsql volatile
