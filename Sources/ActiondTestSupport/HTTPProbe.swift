@@ -39,33 +39,47 @@ package enum HTTPProbe {
         return nil
     }
 
-    /// Sends `request` as it is on a new TCP connection to 127.0.0.1:`port`, then reads until
+    /// Sends `request` as it is on a new TCP connection to 127.0.0.1:`port` (from `source`, a
+    /// loopback address such as 127.0.0.2, for a peer other than 127.0.0.1), then reads until
     /// the server closes the connection or `seconds` pass without it: what came back, and
     /// whether the server closed it (an HTTP/1.0 client reads to the end of the connection).
-    package static func exchange(port: Int, _ request: String, waitingForClose seconds: Double) async throws -> (response: String, closed: Bool) {
-        try await Task.detached {
-            let socket = try tcpSocket()
-            defer { close(socket) }
-            var address = loopback(port: port)
-            let connected = withUnsafePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-            }
-            guard connected else { throw POSIXError(.ECONNREFUSED) }
-            let bytes = Array(request.utf8)
-            guard bytes.withUnsafeBytes({ send(socket, $0.baseAddress, $0.count, 0) }) == bytes.count else { throw POSIXError(.EPIPE) }
-            var received: [UInt8] = []
-            let deadline = Date().addingTimeInterval(seconds)
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while Date() < deadline {
-                var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-                let waitMilliseconds = Int32(max(1, deadline.timeIntervalSinceNow * 1000))
-                guard poll(&descriptor, 1, waitMilliseconds) > 0 else { break }
-                let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
-                if count <= 0 { return (String(decoding: received, as: UTF8.self), true) }
-                received += buffer[0..<count]
-            }
-            return (String(decoding: received, as: UTF8.self), false)
-        }.value
+    package static func exchange(port: Int, _ request: String, from source: String = "127.0.0.1",
+                                 waitingForClose seconds: Double) async throws -> (response: String, closed: Bool) {
+        // Blocking calls, so on a thread of its own: on the tasks' pool, eight exchanges at
+        // once would hold every thread the test's other work needs (2 on a 2-core machine).
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try blockingExchange(port: port, request, from: source, waitingForClose: seconds) }) }
+        }
+    }
+
+    private static func blockingExchange(port: Int, _ request: String, from source: String,
+                                         waitingForClose seconds: Double) throws -> (response: String, closed: Bool) {
+        let socket = try tcpSocket()
+        defer { close(socket) }
+        var local = loopback(port: 0, address: source)
+        let bound = withUnsafePointer(to: &local) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        guard bound else { throw POSIXError(.EADDRNOTAVAIL) }
+        var address = loopback(port: port)
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        guard connected else { throw POSIXError(.ECONNREFUSED) }
+        let bytes = Array(request.utf8)
+        guard bytes.withUnsafeBytes({ send(socket, $0.baseAddress, $0.count, 0) }) == bytes.count else { throw POSIXError(.EPIPE) }
+        var received: [UInt8] = []
+        let deadline = Date().addingTimeInterval(seconds)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while Date() < deadline {
+            var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            let waitMilliseconds = Int32(max(1, deadline.timeIntervalSinceNow * 1000))
+            guard poll(&descriptor, 1, waitMilliseconds) > 0 else { break }
+            let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { return (String(decoding: received, as: UTF8.self), true) }
+            received += buffer[0..<count]
+        }
+        return (String(decoding: received, as: UTF8.self), false)
     }
 
     /// A new TCP socket.
@@ -75,11 +89,11 @@ package enum HTTPProbe {
         return socket
     }
 
-    /// 127.0.0.1:`port` (0: the kernel's choice, for bind).
-    private static func loopback(port: Int) -> sockaddr_in {
+    /// `address`:`port` (0: the kernel's choice, for bind).
+    private static func loopback(port: Int, address text: String = "127.0.0.1") -> sockaddr_in {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_addr.s_addr = inet_addr(text)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         return address
     }
