@@ -24,7 +24,7 @@ struct BoundedWaitTests {
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }
                 // bob answers request r1 before it is recorded: held.
-                try await DomainProcessingTests.submit([Line.respond("bob-early", request: "r1", action: "ACCEPT_ACTION", user: "bob")], to: db)
+                try await db.submitAccepted([Line.respond("bob-early", request: "r1", action: "ACCEPT_ACTION", user: "bob")])
                 try await Self.waitFor("the hold") { try await db.scalar("SELECT count(*) FROM actiond.held", as: Int.self) == 1 }
 
                 try await db.client.withConnection { producer in
@@ -34,8 +34,8 @@ struct BoundedWaitTests {
                     try await producer.query("SELECT actiond.submit(\(other)::jsonb)", logger: db.logger).drain()
 
                     // r1 is recorded (ana's notification): its batch does not wait for bob's lock.
-                    try await DomainProcessingTests.submit([Line.sent("ana-sent", request: "r1", category: "MEETING_INVITATION",
-                                                                      keys: ["MEETING_ID": "m1"])], to: db)
+                    try await db.submitAccepted([Line.sent("ana-sent", request: "r1", category: "MEETING_INVITATION",
+                                                                      keys: ["MEETING_ID": "m1"])])
                     try await Self.waitFor("the recording batch's commit") { try await db.outcomes()["ana-sent"] == "applied" }
                     #expect(try await db.scalar("SELECT count(*) FROM actiond.held", as: Int.self) == 1, "bob's response waits for the sweeper")
                     try await producer.query("COMMIT", logger: db.logger).drain()

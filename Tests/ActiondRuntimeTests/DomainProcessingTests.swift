@@ -18,11 +18,6 @@ struct DomainProcessingTests {
                              configuration: configuration, logger: db.logger).run()
     }
 
-    static func submit(_ lines: [String], to db: TestDatabase) async throws {
-        let results = try await EventSubmitter(client: db.client, logger: db.logger).submit(lines)
-        #expect(results.allSatisfy { $0.status == .accepted }, "\(results.filter { $0.status != .accepted })")
-    }
-
     static func report(_ db: TestDatabase, _ kind: String, _ id: String, _ user: String, _ field: String) async throws -> String? {
         try await db.client.query("""
             SELECT state -> 'report' ->> \(field) FROM actiond.projections WHERE kind = \(kind) AND stream_id = \(id) AND user_id = \(user)
@@ -31,7 +26,7 @@ struct DomainProcessingTests {
 
     @Test func responsesGetTheirOutcomesAndChangeTheProjections() async throws {
         try await TestDatabase.with { db in
-            try await Self.submit([
+            try await db.submitAccepted([
                 Line.sent("s1", request: "inv", category: "MEETING_INVITATION", keys: ["MEETING_ID": "m1"]),
                 Line.respond("decline", request: "inv", action: "DECLINE_ACTION", at: 20),
                 Line.respond("accept-older", request: "inv", action: "ACCEPT_ACTION", at: 10),
@@ -45,12 +40,12 @@ struct DomainProcessingTests {
                 Line.respond("read", request: "msg", action: "MARK_READ_ACTION"),
                 Line.cancelled("cancel", meeting: "m1"),
                 Line.respond("after-cancel", request: "inv", action: "ACCEPT_ACTION", at: 30),
-            ], to: db)
+            ])
             try await Self.drain(db, batchSize: 4)
             // Another user's notification with a request id already recorded. Submitted after the
             // first drain: users run in parallel, so had it been queued with ana's, either could
             // have been recorded first.
-            try await Self.submit([Line.sent("s4", request: "inv", category: "GENERAL", user: "bob")], to: db)
+            try await db.submitAccepted([Line.sent("s4", request: "inv", category: "GENERAL", user: "bob")])
             try await Self.drain(db, batchSize: 4)
 
             let outcomes = try await db.outcomes()
@@ -80,15 +75,15 @@ struct DomainProcessingTests {
 
     @Test func aHeldResponseDoesNotBlockItsUserAndAppliesWhenItsNotificationArrives() async throws {
         try await TestDatabase.with { db in
-            try await Self.submit([
+            try await db.submitAccepted([
                 Line.respond("early", request: "inv", action: "ACCEPT_ACTION", at: 50),
                 Line.sent("other", request: "tim", category: "TIMER_EXPIRED", keys: ["TIMER_ID": "t1"]),
-            ], to: db)
+            ])
             try await Self.drain(db)  // returns although the response waits: --drain does not wait for held responses
             #expect(try await db.outcomes() == ["other": "applied"], "the user's later event went on")
             #expect(try await db.scalar("SELECT count(*) FROM actiond.held", as: Int.self) == 1)
 
-            try await Self.submit([Line.sent("s1", request: "inv", category: "MEETING_INVITATION", keys: ["MEETING_ID": "m1"])], to: db)
+            try await db.submitAccepted([Line.sent("s1", request: "inv", category: "MEETING_INVITATION", keys: ["MEETING_ID": "m1"])])
             try await Self.drain(db)
             #expect(try await db.outcomes()["early"] == "applied")
             #expect(try await db.scalar("SELECT count(*) FROM actiond.held", as: Int.self) == 0)
@@ -98,7 +93,7 @@ struct DomainProcessingTests {
 
     @Test func aHeldResponseIsRejectedByTheSweeperWhenItsWindowEnds() async throws {
         try await TestDatabase.with { db in
-            try await Self.submit([Line.respond("orphan", request: "never-sent", action: "ACCEPT_ACTION")], to: db)
+            try await db.submitAccepted([Line.respond("orphan", request: "never-sent", action: "ACCEPT_ACTION")])
             let configuration = WorkerConfiguration(concurrency: 2, batchSize: 10, pollInterval: .seconds(30))
             let pool = Workers(client: db.client, keys: TestKeys.shared, router: EventRouter(rules: ResponseRules(holdWindow: .milliseconds(300))),
                                   configuration: configuration, logger: db.logger)
@@ -118,10 +113,10 @@ struct DomainProcessingTests {
 
     @Test func aLateEarlierStopRevisesOutcomesAlreadyCommitted() async throws {
         try await TestDatabase.with { db in
-            try await Self.submit([Line.sent("s", request: "tim", category: "TIMER_EXPIRED", keys: ["TIMER_ID": "t1"])]
-                                  + (1...3).map { Line.respond("snooze-\($0)", request: "tim", action: "SNOOZE_ACTION", at: Double($0 * 600)) }, to: db)
+            try await db.submitAccepted([Line.sent("s", request: "tim", category: "TIMER_EXPIRED", keys: ["TIMER_ID": "t1"])]
+                                  + (1...3).map { Line.respond("snooze-\($0)", request: "tim", action: "SNOOZE_ACTION", at: Double($0 * 600)) })
             try await Self.drain(db)
-            try await Self.submit([Line.respond("stop", request: "tim", action: "STOP_ACTION", at: 1000)], to: db)
+            try await db.submitAccepted([Line.respond("stop", request: "tim", action: "STOP_ACTION", at: 1000)])
             try await Self.drain(db)
             let outcomes = try await db.outcomes()
             #expect(outcomes["snooze-1"] == "applied" && outcomes["stop"] == "applied")
@@ -137,7 +132,7 @@ struct DomainProcessingTests {
     @Test(arguments: [UInt64(7), 42])
     func rebuildEqualsWhatTheWorkersBuilt(seed: UInt64) async throws {
         try await TestDatabase.with { db in
-            try await Self.submit(MixedWorkload(users: 60, seed: seed, runID: "w").events(), to: db)
+            try await db.submitAccepted(MixedWorkload(users: 60, seed: seed, runID: "w").events())
             try await Self.drain(db, batchSize: 25)
             #expect(try await db.scalar("SELECT count(*) FROM actiond.pending_events", as: Int.self) == 0)
             #expect(try await db.scalar("SELECT count(*) FROM actiond.held", as: Int.self) == 0)
@@ -164,7 +159,7 @@ struct DomainProcessingTests {
             #expect(try await Self.snapshot(db) == live)
 
             // Workers and a rebuild at once: afterwards the projections are still the fold of the log.
-            try await Self.submit(MixedWorkload(users: 60, seed: seed + 1, runID: "x").events(), to: db)
+            try await db.submitAccepted(MixedWorkload(users: 60, seed: seed + 1, runID: "x").events())
             async let drained: Void = Self.drain(db, batchSize: 25)
             try await Task.sleep(for: .milliseconds(50))
             _ = try await rebuild.run()
@@ -182,7 +177,7 @@ struct DomainProcessingTests {
         var results: [[String]] = []
         for capacity in [0, 4096] {
             results.append(try await TestDatabase.with { db in
-                try await Self.submit(lines, to: db)
+                try await db.submitAccepted(lines)
                 var configuration = WorkerConfiguration(concurrency: 2, batchSize: 3, drain: true)
                 configuration.stateCacheCapacity = capacity
                 let workers = Workers(client: db.client, keys: TestKeys.shared, router: EventRouter(rules: ResponseRules(holdWindow: .seconds(600))),

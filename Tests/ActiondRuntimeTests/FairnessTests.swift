@@ -13,8 +13,8 @@ struct FairnessTests {
     @Test func aNewcomerIsServedWhileAFloodIsStillQueued() async throws {
         try await TestDatabase.with { db in
             let flood = (0..<3000).map { WorkerEvents.json("flood-\($0)", user: "flooder") }
-            try await WorkerEvents.submit(flood, to: db)
-            try await WorkerEvents.submit([WorkerEvents.json("newcomer-1", user: "newcomer")], to: db)
+            try await db.submitAccepted(flood)
+            try await db.submitAccepted([WorkerEvents.json("newcomer-1", user: "newcomer")])
             // One task, small batches: one user per batch.
             let configuration = WorkerConfiguration(concurrency: 1, batchSize: 5, drain: true)
             try await Workers(client: db.client, keys: TestKeys.shared, router: EventRouter(), configuration: configuration, logger: db.logger).run()

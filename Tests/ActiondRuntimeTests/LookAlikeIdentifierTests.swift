@@ -14,16 +14,16 @@ struct LookAlikeIdentifierTests {
     /// Every outcome, keyed by event id (the ids here are ASCII, so a `String` key is exact).
     @Test func aDecomposedUserCannotAnswerTheComposedUsersInvitation() async throws {
         try await TestDatabase.with { db in
-            try await DomainProcessingTests.submit([
+            try await db.submitAccepted([
                 Line.sent("sent", request: "inv", category: "MEETING_INVITATION", user: Self.nfc, keys: ["MEETING_ID": "m1"]),
                 Line.respond("spoof", request: "inv", action: "DECLINE_ACTION", user: Self.nfd),
-            ], to: db)
+            ])
             try await DomainProcessingTests.drain(db)
             #expect(try await db.outcomes() == ["sent": "applied", "spoof": "rejected:not_your_notification"])
             #expect(try await DomainProcessingTests.report(db, "invitation", "m1", Self.nfc, "response") == "pending")
             #expect(try await db.scalar("SELECT count(*) FROM actiond.projections WHERE user_id = \(Self.nfd)", as: Int.self) == 0)
             // The user's own answer still applies.
-            try await DomainProcessingTests.submit([Line.respond("own", request: "inv", action: "DECLINE_ACTION", user: Self.nfc)], to: db)
+            try await db.submitAccepted([Line.respond("own", request: "inv", action: "DECLINE_ACTION", user: Self.nfc)])
             try await DomainProcessingTests.drain(db)
             #expect(try await db.outcomes()["own"] == "applied")
             #expect(try await DomainProcessingTests.report(db, "invitation", "m1", Self.nfc, "response") == "declined")
@@ -32,12 +32,12 @@ struct LookAlikeIdentifierTests {
 
     @Test func aKelvinSignActionIsUnknownAndALookAlikeRequestIdAnswersNothing() async throws {
         try await TestDatabase.with { db in
-            try await DomainProcessingTests.submit([
+            try await db.submitAccepted([
                 Line.sent("sent", request: "r\u{e9}q", category: "MESSAGE", keys: ["THREAD_ID": "th", "MESSAGE_ID": "m-1"]),
                 Line.respond("kelvin", request: "r\u{e9}q", action: "MAR\u{212A}_READ_ACTION"),
                 Line.respond("decomposed-request", request: "re\u{301}q", action: "MARK_READ_ACTION"),
                 Line.respond("read", request: "r\u{e9}q", action: "MARK_READ_ACTION", at: 5),
-            ], to: db)
+            ])
             // No hold window: a response whose notification is not recorded is rejected at once.
             try await DomainProcessingTests.drain(db, holdWindow: .zero)
             #expect(try await db.outcomes() == [

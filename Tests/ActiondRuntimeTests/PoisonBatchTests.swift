@@ -46,7 +46,7 @@ struct PoisonBatchTests {
         let others = MixedWorkload(users: 100, seed: 11, runID: "p").events()
         // The same events without the refused user, undisturbed: what everyone else must get.
         let expected = try await TestDatabase.with { db in
-            try await DomainProcessingTests.submit(others, to: db)
+            try await db.submitAccepted(others)
             try await Self.drain(db)
             return try await db.outcomes()
         }
@@ -65,7 +65,7 @@ struct PoisonBatchTests {
                 FOR EACH ROW EXECUTE FUNCTION public.refuse_bad_timers()
                 """, logger: db.logger).drain()
             // The refused user's events first, so that the first batches carry them.
-            try await DomainProcessingTests.submit(Self.bad + others, to: db)
+            try await db.submitAccepted(Self.bad + others)
             try await Self.drain(db)
 
             var outcomes = try await db.outcomes()
@@ -128,7 +128,7 @@ struct PoisonBatchTests {
         let later = Line.respond("huge-3", request: "huge-inv", action: "ACCEPT_ACTION", user: "huge", at: 20)
         let others = MixedWorkload(users: 20, seed: 5, runID: "h").events()
         try await TestDatabase.with { db in
-            try await DomainProcessingTests.submit([first], to: db)
+            try await db.submitAccepted([first])
             let data = #"{"request_id":"huge-inv","action":"\#(action)","locked":false}"#
             try await db.client.query("""
                 WITH i AS (INSERT INTO actiond.event_ids (user_id, id) VALUES ('huge', 'huge-2') RETURNING id, position),
@@ -137,7 +137,7 @@ struct PoisonBatchTests {
                            RETURNING position, user_id)
                 INSERT INTO actiond.waiting_users (user_id, mark) SELECT user_id, position - 1 FROM e ON CONFLICT DO NOTHING
                 """, logger: db.logger).drain()
-            try await DomainProcessingTests.submit([later] + others, to: db)
+            try await db.submitAccepted([later] + others)
             try await Self.drain(db)
             let outcomes = try await db.outcomes()
             #expect(outcomes["huge-2"] == "dead")
@@ -174,7 +174,7 @@ struct PoisonBatchTests {
                 FOR EACH ROW EXECUTE FUNCTION public.simulate_outage()
                 """, logger: db.logger).drain()
             let lines = MixedWorkload(users: 10, seed: 2, runID: "s").events()
-            try await DomainProcessingTests.submit(lines, to: db)
+            try await db.submitAccepted(lines)
 
             let configuration = WorkerConfiguration(concurrency: 2, batchSize: 50, drain: true,
                                                     retry: RetryPolicy(maxAttempts: 1, baseDelay: .milliseconds(10)))
@@ -200,7 +200,7 @@ struct PoisonBatchTests {
     @Test func theSchemaRenamedUnderTheWorkersDeadLettersNothing() async throws {
         try await TestDatabase.with { db in
             let lines = MixedWorkload(users: 10, seed: 4, runID: "r").events()
-            try await DomainProcessingTests.submit(lines, to: db)
+            try await db.submitAccepted(lines)
             try await db.client.query("ALTER SCHEMA actiond RENAME TO actiond_away", logger: db.logger).drain()
             let configuration = WorkerConfiguration(concurrency: 2, batchSize: 50, drain: true, retry: RetryPolicy(maxAttempts: 1))
             let workers = Task {

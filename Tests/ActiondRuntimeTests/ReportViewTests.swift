@@ -40,7 +40,7 @@ struct ReportViewTests {
     /// integrations, revisions and dead letters.
     @Test func reportFiguresAgreeWithTheOutcomes() async throws {
         try await TestDatabase.with { db in
-            try await DomainProcessingTests.submit(MixedWorkload(users: 80, seed: 5, runID: "r").events(), to: db)
+            try await db.submitAccepted(MixedWorkload(users: 80, seed: 5, runID: "r").events())
             try await DomainProcessingTests.drain(db, batchSize: 30)
             // Two dead letters, written directly (the built-in handlers never give up on valid
             // input), counted as every writer of outcomes counts them: count_changed, since no

@@ -33,11 +33,11 @@ struct StashProcessingTests {
 
     @Test func repliesWhileUnavailableAreStashedHiddenAndIntegratedInOrder() async throws {
         try await TestDatabase.with { db in
-            try await DomainProcessingTests.submit(Self.thread() + [
+            try await db.submitAccepted(Self.thread() + [
                 Self.state("protected_data.unavailable", "lock"),
                 Self.reply("reply-1", "first secret"), Self.reply("reply-2", "second secret"),
                 Line.respond("read", request: "ana-r", action: "MARK_READ_ACTION", locked: true),
-            ], to: db)
+            ])
             try await DomainProcessingTests.drain(db)  // --drain does not wait for the stash
             var outcomes = try await db.outcomes()
             #expect(outcomes["reply-1"] == "stashed" && outcomes["reply-2"] == "stashed" && outcomes["read"] == "applied")
@@ -48,7 +48,7 @@ struct StashProcessingTests {
             #expect(try await db.scalar("SELECT count(*) FROM actiond.report_stash r WHERE r::text LIKE '%secret%'", as: Int.self) == 0)
             #expect(try await db.scalar("SELECT count(*) FROM actiond.projections p WHERE p.state::text LIKE '%secret%'", as: Int.self) == 0)
 
-            try await DomainProcessingTests.submit([Self.state("protected_data.available", "unlock")], to: db)
+            try await db.submitAccepted([Self.state("protected_data.available", "unlock")])
             try await DomainProcessingTests.drain(db)
             outcomes = try await db.outcomes()
             #expect(outcomes["reply-1"] == "applied" && outcomes["reply-2"] == "applied")
@@ -74,7 +74,7 @@ struct StashProcessingTests {
                 lines.append(Self.state("protected_data.available", "unlock-\(cycle)"))
                 if cycle % 3 == 0 { lines.append(Self.reply("reply-\(cycle)-c", "c\(cycle)c")) }  // while available
             }
-            try await DomainProcessingTests.submit(lines, to: db)
+            try await db.submitAccepted(lines)
             try await DomainProcessingTests.drain(db, batchSize: 7)
             let expected = (0..<25).flatMap { cycle in ["c\(cycle)a", "c\(cycle)b"] + (cycle % 3 == 0 ? ["c\(cycle)c"] : []) }
             #expect(try await Self.replies(db) == expected)
@@ -89,9 +89,9 @@ struct StashProcessingTests {
 
     @Test func aReplyWhoseNotificationIsRecordedInTheSameBatchIsStashedToo() async throws {
         try await TestDatabase.with { db in
-            try await DomainProcessingTests.submit([Self.state("protected_data.unavailable", "lock")], to: db)
+            try await db.submitAccepted([Self.state("protected_data.unavailable", "lock")])
             try await DomainProcessingTests.drain(db)
-            try await DomainProcessingTests.submit(Self.thread() + [Self.reply("reply", "sealed")], to: db)
+            try await db.submitAccepted(Self.thread() + [Self.reply("reply", "sealed")])
             try await DomainProcessingTests.drain(db, batchSize: 100)
             #expect(try await db.outcomes()["reply"] == "stashed")
             #expect(try await Self.replies(db).isEmpty)
@@ -100,12 +100,12 @@ struct StashProcessingTests {
 
     @Test func aDuplicateSubmittedWhileLockedIsStashedOnce() async throws {
         try await TestDatabase.with { db in
-            try await DomainProcessingTests.submit(Self.thread() + [Self.state("protected_data.unavailable", "lock"), Self.reply("reply", "once")], to: db)
+            try await db.submitAccepted(Self.thread() + [Self.state("protected_data.unavailable", "lock"), Self.reply("reply", "once")])
             let again = try await EventSubmitter(client: db.client, logger: db.logger).submit([Self.reply("reply", "once")])
             #expect(again.map(\.status) == [.duplicate])
             try await DomainProcessingTests.drain(db)
             #expect(try await db.scalar("SELECT count(*) FROM actiond.stash", as: Int.self) == 1)
-            try await DomainProcessingTests.submit([Self.state("protected_data.available", "unlock")], to: db)
+            try await db.submitAccepted([Self.state("protected_data.available", "unlock")])
             try await DomainProcessingTests.drain(db)
             #expect(try await Self.replies(db) == ["once"])
         }
@@ -113,12 +113,12 @@ struct StashProcessingTests {
 
     @Test func oneUsersLockNeverDelaysAnother() async throws {
         try await TestDatabase.with { db in
-            try await DomainProcessingTests.submit(Self.thread() + Self.thread(user: "bob") + [
+            try await db.submitAccepted(Self.thread() + Self.thread(user: "bob") + [
                 Self.state("protected_data.unavailable", "lock"),
                 Self.reply("ana-1", "waiting"),
                 Self.reply("bob-1", "straight in", user: "bob"),
                 Self.reply("bob-2", "again", user: "bob"),
-            ], to: db)
+            ])
             try await DomainProcessingTests.drain(db)
             #expect(try await Self.replies(db, user: "bob") == ["straight in", "again"])
             #expect(try await db.outcomes()["ana-1"] == "stashed")

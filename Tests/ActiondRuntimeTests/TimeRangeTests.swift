@@ -11,7 +11,7 @@ import Testing
 struct TimeRangeTests {
     @Test func theEdgesOfTheRangeAndALeapSecondReadBackInEveryReport() async throws {
         try await TestDatabase.with { db in
-            try await DomainProcessingTests.submit([
+            try await db.submitAccepted([
                 EventLine.json("tim", "notification.sent", at: "2099-12-31T23:00:00Z",
                                data: #"{"request_id":"t","payload":{"aps":{"category":"TIMER_EXPIRED"},"TIMER_ID":"t1"}}"#),
                 EventLine.json("snooze", "notification.response", at: "2099-12-31T23:59:00.123457Z",
@@ -24,7 +24,7 @@ struct TimeRangeTests {
                                data: #"{"request_id":"m","payload":{"aps":{"category":"MESSAGE"},"THREAD_ID":"th","MESSAGE_ID":"m-1"}}"#),
                 EventLine.json("read", "notification.response", at: "2016-12-31T23:59:60Z",
                                data: #"{"request_id":"m","action":"MARK_READ_ACTION","locked":false}"#),
-            ], to: db)
+            ])
             try await DomainProcessingTests.drain(db)
             #expect(Set(try await db.outcomes().values) == ["applied"])
 

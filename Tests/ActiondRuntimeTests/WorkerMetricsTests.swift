@@ -8,8 +8,8 @@ import Testing
 struct WorkerMetricsTests {
     @Test func outcomesBatchesAndLatenciesAreRecorded() async throws {
         try await TestDatabase.with { db in
-            try await WorkerEvents.submit(WorkerEvents.interleaved(users: 10, perUser: 30), to: db)
-            try await WorkerEvents.submit([WorkerEvents.json("doomed", user: "zoe")], to: db)
+            try await db.submitAccepted(WorkerEvents.interleaved(users: 10, perUser: 30))
+            try await db.submitAccepted([WorkerEvents.json("doomed", user: "zoe")])
             let metrics = TestMetrics()
             let configuration = WorkerConfiguration(concurrency: 2, batchSize: 50, drain: true, retry: RetryPolicy(maxAttempts: 1))
             try await Workers(client: db.client, keys: TestKeys.shared, router: CheckingRouter(failing: ["doomed"]), configuration: configuration,

@@ -18,7 +18,7 @@ struct WorkerPoolTests {
 
     @Test func fourWorkersKeepEachUsersOrderAndNeverOverlapAUser() async throws {
         try await TestDatabase.with { db in
-            try await WorkerEvents.submit(WorkerEvents.interleaved(users: 40, perUser: 50), to: db)
+            try await db.submitAccepted(WorkerEvents.interleaved(users: 40, perUser: 50))
             let handler = CheckingRouter(pause: .microseconds(100))
             try await Self.drain(db, handler: handler, concurrency: 4, batchSize: 40)
 
@@ -34,10 +34,10 @@ struct WorkerPoolTests {
 
     @Test func aFailingEventRetriesWithBackoffThenDiesAndItsUserContinues() async throws {
         try await TestDatabase.with { db in
-            try await WorkerEvents.submit([
+            try await db.submitAccepted([
                 WorkerEvents.json("a1", user: "ana"), WorkerEvents.json("bad", user: "ana"), WorkerEvents.json("a3", user: "ana"),
                 WorkerEvents.json("b1", user: "bob"), WorkerEvents.json("b2", user: "bob"),
-            ], to: db)
+            ])
             let handler = CheckingRouter(failing: ["bad"])
             let retry = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(200), jitter: 0)
             try await Self.drain(db, handler: handler, retry: retry)
@@ -73,7 +73,7 @@ struct WorkerPoolTests {
 
     @Test func discardedDeadLettersStayInTheLogAndAreNotRetried() async throws {
         try await TestDatabase.with { db in
-            try await WorkerEvents.submit([WorkerEvents.json("doomed", user: "ana")], to: db)
+            try await db.submitAccepted([WorkerEvents.json("doomed", user: "ana")])
             try await Self.drain(db, handler: CheckingRouter(failing: ["doomed"]), retry: RetryPolicy(maxAttempts: 1))
             #expect(try await DeadLetters.discard(.event("doomed"), on: db.client, logger: db.logger).count == 1)
             #expect(try await DeadLetters.retry(.all, on: db.client, logger: db.logger).isEmpty)
@@ -86,9 +86,9 @@ struct WorkerPoolTests {
     /// live event whose id is "7" never lets `discard 7` drop the dead letter at position 7.
     @Test func aNumericIdOfALiveEventSelectsNoOtherEventsDeadLetter() async throws {
         try await TestDatabase.with { db in
-            try await WorkerEvents.submit([WorkerEvents.json("doomed", user: "ana")], to: db)
+            try await db.submitAccepted([WorkerEvents.json("doomed", user: "ana")])
             let dead = try await db.scalar("SELECT position FROM actiond.events", as: Int64.self)
-            try await WorkerEvents.submit([WorkerEvents.json("\(dead)", user: "bo")], to: db)
+            try await db.submitAccepted([WorkerEvents.json("\(dead)", user: "bo")])
             try await Self.drain(db, handler: CheckingRouter(failing: ["doomed"]), retry: RetryPolicy(maxAttempts: 1))
             #expect(try await DeadLetters.discard(.event("\(dead)"), on: db.client, logger: db.logger).isEmpty,
                     "bo's event has that id: nothing of ana's is selected")

@@ -15,14 +15,6 @@ enum WorkerEvents {
     static func interleaved(users: Int, perUser: Int, prefix: String = "e") -> [String] {
         (0..<perUser).flatMap { round in (0..<users).map { json("\(prefix)-\(round)-\($0)", user: "u\($0)") } }
     }
-
-    static func submit(_ events: [String], to db: TestDatabase) async throws {
-        let submitter = EventSubmitter(client: db.client, logger: db.logger)
-        for start in stride(from: 0, to: events.count, by: 1000) {
-            let results = try await submitter.submit(Array(events[start..<min(start + 1000, events.count)]))
-            precondition(results.allSatisfy { $0.status == .accepted }, "test events must be accepted: \(results.filter { $0.status != .accepted })")
-        }
-    }
 }
 
 /// What a finished run left in the database: the checks every worker test makes.

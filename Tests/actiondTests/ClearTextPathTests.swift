@@ -41,8 +41,8 @@ struct ClearTextPathTests {
             // Plain SQL submit: non-string elements beside the text, in clear until a worker takes
             // it; a paused person's stays so until the forget.
             _ = try await run(["pause", "--user", pausedUser])
-            try await ProtectedTextTests.submitSQL([Self.localized("\(sqlUser)-sent", user: sqlUser, marker: sqlMark, at: 1),
-                                                    Self.localized("\(pausedUser)-sent", user: pausedUser, marker: pausedMark, at: 1)], db)
+            try await db.submitEach([Self.localized("\(sqlUser)-sent", user: sqlUser, marker: sqlMark, at: 1),
+                                                    Self.localized("\(pausedUser)-sent", user: pausedUser, marker: pausedMark, at: 1)])
             // actiond submit: a reply whose text key is written with a JSON escape, and a
             // notification whose alert and argument keys are too.
             let escaped = [
@@ -124,7 +124,7 @@ struct ClearTextPathTests {
                 #expect(result.status == 0, "\(arguments): \(result.standardError.suffix(1500))")
                 return result
             }
-            try await ProtectedTextTests.submitSQL([
+            try await db.submitEach([
                 EventLine.json("a-sent", "notification.sent", user: "a", at: 1, data: #"""
                     {"request_id":"a-r","payload":{"aps":{"category":"MESSAGE","alert":{"title-loc-key":"T","loc-key":"L","loc-args":["\#(marker) arg",2]}},"THREAD_ID":"th","MESSAGE_ID":"m"}}
                     """#),
@@ -132,7 +132,7 @@ struct ClearTextPathTests {
                 EventLine.json("b-lock", "protected_data.unavailable", user: "b", at: 5, data: "{}"),
                 EventLine.json("b-reply", "notification.response", user: "b", at: 6,
                                data: #"{"request_id":"b-r","action":"REPLY_ACTION","locked":true,"text":"\#(marker) stashed"}"#),
-            ] + ProtectedTextTests.conversation("c", body: "\(marker) body", replies: ["\(marker) reply"]), db)
+            ] + ProtectedTextTests.conversation("c", body: "\(marker) body", replies: ["\(marker) reply"]))
             // Decided as before sealing, then the log's replies and c's alert put in a sealed
             // form's place, and every domain event's text in the oldest form, a bare string.
             #expect(try await run(["bench", "unsealed-worker"]).status == 0)

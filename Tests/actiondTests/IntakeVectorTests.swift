@@ -47,10 +47,9 @@ struct IntakeVectorTests {
 
             let sent = EventLine.json("ana-sent", "notification.sent", user: "ana", at: 0,
                 data: #"{"request_id":"ana-r","payload":{"aps":{"category":"MESSAGE","alert":{"title":"From Bo","body":"Lunch?"}},"THREAD_ID":"th","MESSAGE_ID":"m1"}}"#)
-            try await ProtectedTextTests.submitSQL([sent, Self.reply("vec-1", sealed: Self.forAnaVec1),
-                                                    Self.reply("vec-2", sealed: Self.forBobVec2),   // sealed for another user and event
-                                                    Self.reply("vec-3", sealed: Self.forAnaVec1)],  // moved to another event
-                                                   db)
+            try await db.submitEach([sent, Self.reply("vec-1", sealed: Self.forAnaVec1),
+                                     Self.reply("vec-2", sealed: Self.forBobVec2),   // sealed for another user and event
+                                     Self.reply("vec-3", sealed: Self.forAnaVec1)])  // moved to another event
             let work = try await ActiondProcess.run(["work", "--drain"], database: db.url, environment: environment)
             #expect(work.status == 0, "\(work.standardError.suffix(600))")
             let keys = KeyRing(provider: try KeyFile(path: keyFile))

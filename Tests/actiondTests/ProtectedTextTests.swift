@@ -23,9 +23,6 @@ struct ProtectedTextTests {
             }
     }
 
-    static func submitSQL(_ lines: [String], _ db: TestDatabase) async throws {
-        for line in lines { try await db.client.query("SELECT actiond.submit(\(line)::jsonb)", logger: db.logger).drain() }
-    }
 
     /// A PostgreSQL client program of the server's installation (pg_dump, psql).
     static func pgDump(_ url: DatabaseURL) async throws -> String {
@@ -62,7 +59,7 @@ struct ProtectedTextTests {
             }
             do {
                 // Plain SQL submit: the text waits in clear until a worker takes the event.
-                try await Self.submitSQL(Self.conversation("ana-\(suffix)", body: "\(clear) body", replies: ["\(clear) reply"]), db)
+                try await db.submitEach(Self.conversation("ana-\(suffix)", body: "\(clear) body", replies: ["\(clear) reply"]))
                 // actiond submit: sealed to the intake key before it leaves the process.
                 let submit = try await ActiondProcess.run(["submit", "-"], database: db.url,
                                                           input: Self.conversation("bob-\(suffix)", body: "\(sealed) body", replies: ["\(sealed) reply"]).joined(separator: "\n"))
@@ -177,7 +174,7 @@ struct ProtectedTextTests {
             #expect(try await run(["report", "stash", "--format", "json"]).standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
 
             // 3. A queued event of a user forgotten before any worker took it: decided once, text forgotten.
-            try await Self.submitSQL(Self.conversation(xia, body: "\(marker) x", replies: ["\(marker) x1"]), db)
+            try await db.submitEach(Self.conversation(xia, body: "\(marker) x", replies: ["\(marker) x1"]))
             _ = try await run(["forget", xia])
             _ = try await run(["work", "--drain"])
             #expect(try await db.scalar("SELECT count(*) FROM actiond.outcomes WHERE user_id = \(xia)", as: Int.self) == 2)
@@ -189,14 +186,14 @@ struct ProtectedTextTests {
             let again = EventLine.json("una-again", "notification.response", user: una, at: 40,
                                        data: #"{"request_id":"una-r","action":"REPLY_ACTION","locked":false,"text":"new words"}"#)
             do {
-                try await Self.submitSQL([again], db)
+                try await db.submitEach([again])
                 Issue.record("a forgotten user's event was accepted")
             } catch let error as PSQLError {
                 #expect(error.serverInfo?[.sqlState]?.hasPrefix("23") == true)
                 #expect(error.serverInfo?[.message]?.contains("forgotten") == true)
             }
             _ = try await run(["forget", una, "--allow-new-key"])
-            try await Self.submitSQL([EventLine.json("una-unlock", "protected_data.available", user: una, at: 39, data: "{}"), again], db)
+            try await db.submitEach([EventLine.json("una-unlock", "protected_data.available", user: una, at: 39, data: "{}"), again])
             _ = try await run(["work", "--drain"])
             #expect(try await replies(una) == [nil, nil, "new words"], "a new key; the old text stays unreadable")
             #expect(try await db.scalar("SELECT min(version) FROM actiond.data_keys WHERE user_id = \(una)", as: Int.self) == 2)
@@ -228,7 +225,7 @@ struct ProtectedTextTests {
             }
             try await run(["migrate"])  // publishes the key file's intake key
             try await run(["pause", "--user", user])
-            try await Self.submitSQL(Self.conversation(user, body: body, replies: [clear]), db)
+            try await db.submitEach(Self.conversation(user, body: body, replies: [clear]))
             try await run(["submit", "-"], input: EventLine.json("\(user)-sealed", "notification.response", user: user, at: 9,
                                                                data: #"{"request_id":"\#(user)-r","action":"REPLY_ACTION","locked":false,"text":"\#(sealed)"}"#))
             let before = try await log()
@@ -301,13 +298,13 @@ struct ProtectedTextTests {
             // Sealed for another event; garbage; and an alert sealed for another user.
             let other = try intake.seal("for another event", userID: user, eventID: "elsewhere", field: "text")
             let alert = try intake.seal("body", userID: "someone-else", eventID: "\(user)-sent", field: "payload.aps.alert.body")
-            try await Self.submitSQL(Self.conversation(user, body: "fine", replies: []) + [
+            try await db.submitEach(Self.conversation(user, body: "fine", replies: []) + [
                 EventLine.json("moved", "notification.response", user: user, at: 5, data: #"{"request_id":"\#(user)-r","action":"REPLY_ACTION","locked":false,"text_sealed":"\#(other)"}"#),
                 EventLine.json("junk", "notification.response", user: user, at: 6, data: #"{"request_id":"\#(user)-r","action":"REPLY_ACTION","locked":false,"text_sealed":"hpke1.x.y.z"}"#),
                 EventLine.json("open", "notification.response", user: user, at: 7, data: #"{"request_id":"\#(user)-r","action":"com.apple.UNNotificationDefaultActionIdentifier","locked":false,"text_sealed":"hpke1.x.y.z"}"#),
                 EventLine.json("alert", "notification.sent", user: user, at: 8,
                                data: #"{"request_id":"\#(user)-r2","payload":{"aps":{"category":"MESSAGE","alert":{"title":"T","body_sealed":"\#(alert)"}},"THREAD_ID":"th","MESSAGE_ID":"m2"}}"#),
-            ], db)
+            ])
             let work = try await ActiondProcess.run(["work", "--drain"], database: db.url)
             #expect(work.status == 0, "\(work.standardError.suffix(800))")
             #expect(try await db.outcomes(user: user) == ["\(user)-sent": "applied", "moved": "rejected:invalid_text", "junk": "rejected:invalid_text",
@@ -324,7 +321,7 @@ struct ProtectedTextTests {
             for data in [#"{"request_id":"r","action":"REPLY_ACTION","locked":false,"text_sealed":"aead1.7.AAAA"}"#,
                          #"{"request_id":"r","action":"REPLY_ACTION","locked":false,"text_sealed":"hpke1.x","text":"both"}"#] {
                 do {
-                    try await Self.submitSQL([EventLine.json("forged", "notification.response", user: "ana", at: 0, data: data)], db)
+                    try await db.submitEach([EventLine.json("forged", "notification.response", user: "ana", at: 0, data: data)])
                     Issue.record("accepted: \(data)")
                 } catch let error as PSQLError {
                     #expect(error.sqlState == .invalidParameterValue)
@@ -334,8 +331,8 @@ struct ProtectedTextTests {
             for alert in [#"{"title":"T","body_sealed":"aead1.1.AAAA"}"#, #"{"title":"T","body_forgotten":true}"#,
                           #"{"title_unreadable":true,"body":"B"}"#] {
                 do {
-                    try await Self.submitSQL([EventLine.json("forged-alert", "notification.sent", user: "ana", at: 0,
-                        data: #"{"request_id":"r9","payload":{"aps":{"category":"MESSAGE","alert":\#(alert)},"THREAD_ID":"t","MESSAGE_ID":"m"}}"#)], db)
+                    try await db.submitEach([EventLine.json("forged-alert", "notification.sent", user: "ana", at: 0,
+                        data: #"{"request_id":"r9","payload":{"aps":{"category":"MESSAGE","alert":\#(alert)},"THREAD_ID":"t","MESSAGE_ID":"m"}}"#)])
                     Issue.record("a forged alert was accepted: \(alert)")
                 } catch let error as PSQLError {
                     #expect(error.sqlState == .invalidParameterValue)
@@ -344,8 +341,8 @@ struct ProtectedTextTests {
             }
             for marker in ["text_forgotten", "text_unreadable"] {
                 do {
-                    try await Self.submitSQL([EventLine.json("forged-marker", "notification.response", user: "ana", at: 0,
-                        data: #"{"request_id":"r","action":"REPLY_ACTION","locked":false,"\#(marker)":true}"#)], db)
+                    try await db.submitEach([EventLine.json("forged-marker", "notification.response", user: "ana", at: 0,
+                        data: #"{"request_id":"r","action":"REPLY_ACTION","locked":false,"\#(marker)":true}"#)])
                     Issue.record("a forged \(marker) was accepted")
                 } catch let error as PSQLError {
                     #expect(error.serverInfo?[.message]?.hasPrefix("data.\(marker)") == true, "\(String(describing: error.serverInfo?[.message]))")
@@ -361,16 +358,16 @@ struct ProtectedTextTests {
     @Test func aKeyMissingWithoutAFenceFailsThatUsersEventAloneLoudly() async throws {
         let lost = "lost-\(UUID().uuidString.prefix(6))", fine = "fine-\(UUID().uuidString.prefix(6))"
         try await TestDatabase.with { db in
-            try await Self.submitSQL(Self.conversation(lost, body: "b", replies: [], from: 0)
+            try await db.submitEach(Self.conversation(lost, body: "b", replies: [], from: 0)
                 + [EventLine.json("\(lost)-lock", "protected_data.unavailable", user: lost, at: 1, data: "{}"),
                    EventLine.json("\(lost)-late", "notification.response", user: lost, at: 2,
                                   data: #"{"request_id":"\#(lost)-r","action":"REPLY_ACTION","locked":true,"text":"waits in the stash"}"#)]
-                + Self.conversation(fine, body: "b", replies: [], from: 0), db)
+                + Self.conversation(fine, body: "b", replies: [], from: 0))
             #expect(try await ActiondProcess.run(["work", "--drain"], database: db.url).status == 0)
             #expect(try await db.scalar("SELECT count(*) FROM actiond.stash", as: Int.self) == 1)
             try await db.client.query("DELETE FROM actiond.data_keys WHERE user_id = \(lost)", logger: db.logger).drain()
-            try await Self.submitSQL([EventLine.json("\(lost)-unlock", "protected_data.available", user: lost, at: 3, data: "{}")]
-                + Self.conversation(fine, body: "b2", replies: ["still fine"], from: 10).dropFirst(), db)
+            try await db.submitEach([EventLine.json("\(lost)-unlock", "protected_data.available", user: lost, at: 3, data: "{}")]
+                + Self.conversation(fine, body: "b2", replies: ["still fine"], from: 10).dropFirst())
             let work = try await ActiondProcess.run(["work", "--drain", "--max-attempts", "2", "--retry-delay", "0"], database: db.url)
             #expect(work.status == 0, "\(work.standardError.suffix(800))")
             #expect(try await db.outcomes(user: lost)[lost + "-unlock"] == "dead")
@@ -415,14 +412,14 @@ struct ProtectedTextTests {
             func decided(_ count: Int) async throws -> Bool {
                 try await db.scalar("SELECT count(*) FROM actiond.outcomes WHERE user_id = \(user)", as: Int.self) >= count
             }
-            try await Self.submitSQL(Self.conversation(user, body: "b", replies: ["first"]), db)
+            try await db.submitEach(Self.conversation(user, body: "b", replies: ["first"]))
             try #require(try await eventually(60) { try await decided(2) }, "the conversation's outcomes")
             #expect(keys.cache.count == 1, "this worker holds the user's key")
             // A reply queued before the forget (a later submit is refused), held back by a
             // pause so that the worker takes it after the forget.
             #expect(try await ActiondProcess.run(["pause", "--user", user], database: db.url).status == 0)
-            try await Self.submitSQL([EventLine.json("\(user)-later", "notification.response", user: user, at: 9,
-                                                     data: #"{"request_id":"\#(user)-r","action":"REPLY_ACTION","locked":false,"text":"second"}"#)], db)
+            try await db.submitEach([EventLine.json("\(user)-later", "notification.response", user: user, at: 9,
+                                                     data: #"{"request_id":"\#(user)-r","action":"REPLY_ACTION","locked":false,"text":"second"}"#)])
             let forget = try await ActiondProcess.run(["forget", user], database: db.url, environment: ["ACTIOND_KEY_FILE": keyFile])
             #expect(forget.status == 0, "\(forget.standardError)")
             #expect(try await db.scalar("SELECT count(*) FROM actiond.outcomes WHERE user_id = \(user)", as: Int.self) == 2, "the later reply waited")
@@ -505,8 +502,8 @@ struct ProtectedTextTests {
             #expect(rebuild.status == 0 && rebuild.standardOutput.contains("already equalled"), "\(rebuild.standardOutput) \(rebuild.standardError.suffix(500))")
             // Text sealed by a producer to the old intake key still opens (the new file kept it).
             let late = try oldIntake.seal("sealed to the old intake key", userID: "rot0", eventID: "rot0-late", field: "text")
-            try await Self.submitSQL([EventLine.json("rot0-late", "notification.response", user: "rot0", at: 50,
-                                                     data: #"{"request_id":"rot0-r","action":"REPLY_ACTION","locked":false,"text_sealed":"\#(late)"}"#)], db)
+            try await db.submitEach([EventLine.json("rot0-late", "notification.response", user: "rot0", at: 50,
+                                                     data: #"{"request_id":"rot0-r","action":"REPLY_ACTION","locked":false,"text_sealed":"\#(late)"}"#)])
             #expect(try await ActiondProcess.run(["work", "--drain"], database: db.url, environment: new).status == 0)
             let rot0 = try await ProtectedTextReader.domainEvents(db, type: "reply.posted", user: "rot0", keys: keys).compactMap {
                 if case .replyPosted(_, _, let text, _)? = $0.event(as: MessageThreadEvent.self) { return text.text } else { return nil }

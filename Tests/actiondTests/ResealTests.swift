@@ -28,7 +28,7 @@ struct ResealTests {
                 lines.append(EventLine.json("\(user)-locked-reply", "notification.response", user: user, at: 11,
                                             data: #"{"request_id":"\#(user)-r","action":"REPLY_ACTION","locked":true,"text":"\#(marker) stashed of \#(user)"}"#))
             }
-            try await ProtectedTextTests.submitSQL(lines, db)
+            try await db.submitEach(lines)
             // Decided as before sealing: the text stays in clear in the log, the stash and the
             // domain events (half of them in the oldest form, a bare string).
             let unsealed = try await run(["bench", "unsealed-worker"])
@@ -83,7 +83,7 @@ struct ResealTests {
             #expect(try await ProtectedTextReader.replies(db, user: "u7", keys: keys) == ["\(marker) reply of u7"])
             #expect(try await ProtectedTextReader.replies(db, user: "u29", keys: keys) == [nil], "forgotten reads as forgotten")
             // The stash, resealed, integrates with its text once the phone is unlocked.
-            try await ProtectedTextTests.submitSQL([EventLine.json("u1-unlock", "protected_data.available", user: "u1", at: 20, data: "{}")], db)
+            try await db.submitEach([EventLine.json("u1-unlock", "protected_data.available", user: "u1", at: 20, data: "{}")])
             #expect(try await run(["work", "--drain"]).status == 0)
             #expect(try await ProtectedTextReader.replies(db, user: "u1", keys: keys) == ["\(marker) reply of u1", "\(marker) stashed of u1"])
             #expect(!(try await dump().contains(marker)))

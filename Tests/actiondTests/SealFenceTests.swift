@@ -102,7 +102,7 @@ struct SealFenceTests {
             #expect(run.standardError.contains("line 4: refused [\(SQLState.numericValueOutOfRange)] data: holds a number beyond the range of a double"), "\(run.standardError)")
             #expect(!run.standardError.contains("SECRET"))
             // A double at the edge is fine.
-            try await ProtectedTextTests.submitSQL([EventLine.json("edge", "meeting.cancelled", user: "bob", at: 0, data: #"{"meeting_id":"m","n":1.7976931348623157e308}"#)], db)
+            try await db.submitEach([EventLine.json("edge", "meeting.cancelled", user: "bob", at: 0, data: #"{"meeting_id":"m","n":1.7976931348623157e308}"#)])
             #expect(try await db.scalar("SELECT count(*) FROM actiond.events", as: Int.self) == 1)
         }
     }
@@ -113,8 +113,8 @@ struct SealFenceTests {
     @Test func anEventAWorkerCannotReadKeepsNoClearText() async throws {
         let marker = "FORCED-\(UUID().uuidString)"
         try await TestDatabase.with { db in
-            try await ProtectedTextTests.submitSQL(
-                ProtectedTextTests.conversation("ana", body: "\(marker) body", replies: ["\(marker) reply one", "\(marker) reply two"]), db)
+            try await db.submitEach(
+                ProtectedTextTests.conversation("ana", body: "\(marker) body", replies: ["\(marker) reply one", "\(marker) reply two"]))
             try await db.client.query("""
                 UPDATE actiond.events SET data = jsonb_set(data, '{n}', '1e400'::jsonb) WHERE user_id = 'ana' AND id IN ('ana-sent', 'ana-reply-0')
                 """, logger: db.logger).drain()
@@ -229,7 +229,7 @@ struct SealFenceTests {
             #expect(submitted.status == 0, "\(submitted.standardError)")
             #expect(try await db.scalar("SELECT count(*) FROM actiond.events WHERE data::text LIKE '%loc-args_sealed\": \"hpke1.%'", as: Int.self) == 1)
             #expect(!(try await ProtectedTextTests.pgDump(db.url).contains(marker)), "sealed before it left the producer")
-            try await ProtectedTextTests.submitSQL([sent("s2", user: "bob")], db)
+            try await db.submitEach([sent("s2", user: "bob")])
             #expect(try await ProtectedTextTests.pgDump(db.url).contains(marker), "the clear window of plain SQL submit")
             let work = try await ActiondProcess.run(["work", "--drain"], database: db.url)
             #expect(work.status == 0, "\(work.standardError.suffix(600))")
@@ -238,8 +238,8 @@ struct SealFenceTests {
             #expect(try await db.scalar("SELECT count(*) FROM actiond.events WHERE data::text LIKE '%loc-args_sealed\": \"aead2.%'", as: Int.self) == 2)
             // A forged marker is refused.
             do {
-                try await ProtectedTextTests.submitSQL([EventLine.json("s3", "notification.sent", user: "cy", at: 0,
-                    data: #"{"request_id":"r","payload":{"aps":{"category":"MESSAGE","alert":{"title":"T","loc-args_forgotten":true}},"THREAD_ID":"t","MESSAGE_ID":"m"}}"#)], db)
+                try await db.submitEach([EventLine.json("s3", "notification.sent", user: "cy", at: 0,
+                    data: #"{"request_id":"r","payload":{"aps":{"category":"MESSAGE","alert":{"title":"T","loc-args_forgotten":true}},"THREAD_ID":"t","MESSAGE_ID":"m"}}"#)])
                 Issue.record("a forged loc-args marker was accepted")
             } catch let error as PSQLError {
                 #expect(error.sqlState == .invalidParameterValue)

@@ -63,20 +63,20 @@ struct TrailTests {
                 EventLine.json("doomed", "meeting.cancelled", at: 44, data: #"{"meeting_id":"m9"}"#), // retried, then dead
                 Self.respond("other", request: "inv", action: "ACCEPT_ACTION", at: 50, user: "bo"), // another user's: not_your_notification
             ]
-            try await Self.submitSQL(input, db)
+            try await db.submitEach(input)
             var configuration = WorkerConfiguration(concurrency: 2, drain: true)
             configuration.retry = RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(1))
             try await Workers(client: db.client, keys: TestKeys.shared, router: Failing(), configuration: configuration, logger: db.logger).run()
             #expect(try await db.scalar("SELECT status FROM actiond.report_trail WHERE event_id = 'reply'", as: String.self) == "stashed")
 
             // Still waiting: a queued event, a paused one, a held one, a stashed one, a retrying one.
-            try await Self.submitSQL([
+            try await db.submitEach([
                 EventLine.json("unlock", "protected_data.available", at: 59),                       // the stash integrated: revised
                 Self.respond("held", request: "nowhere", action: "ACCEPT_ACTION", at: 60),
                 EventLine.json("lock2", "protected_data.unavailable", at: 61),
                 Self.respond("stashed", request: "msg", action: "REPLY_ACTION", at: 62, locked: true, text: "\(marker) later"),
                 EventLine.json("flaky", "meeting.cancelled", at: 63, data: #"{"meeting_id":"m8"}"#),
-            ], db)
+            ])
             // A retry in ten minutes: --drain would wait for it, so the workers run until the
             // four are where they wait, and are stopped.
             configuration.retry = RetryPolicy(maxAttempts: 3, baseDelay: .seconds(600))
@@ -97,9 +97,9 @@ struct TrailTests {
             }
             running.cancel()
             _ = try? await running.value
-            try await Self.submitSQL([Self.respond("queued", request: "inv", action: "ACCEPT_ACTION", at: 70, user: "cy")], db)
+            try await db.submitEach([Self.respond("queued", request: "inv", action: "ACCEPT_ACTION", at: 70, user: "cy")])
             #expect(try await ActiondProcess.run(["pause", "--user", "dee"], database: db.url).status == 0)
-            try await Self.submitSQL([Self.respond("paused", request: "inv", action: "ACCEPT_ACTION", at: 71, user: "dee")], db)
+            try await db.submitEach([Self.respond("paused", request: "inv", action: "ACCEPT_ACTION", at: 71, user: "dee")])
 
             struct Row: Equatable, CustomStringConvertible {
                 var id: String, status: String, outcome: String?, reason: String?, attempts: Int, revised: Bool
@@ -178,7 +178,4 @@ struct TrailTests {
         }
     }
 
-    static func submitSQL(_ lines: [String], _ db: TestDatabase) async throws {
-        for line in lines { try await db.client.query("SELECT actiond.submit(\(line)::jsonb)", logger: db.logger).drain() }
-    }
 }

@@ -46,7 +46,7 @@ extension ConsoleBrowserTests {
                 lines.append(EventLine.json(json, "notification.response", user: "hu", at: 2 * index + 1,
                                             data: #"{"request_id":"\#(json)","action":"\#(json)","locked":false}"#))
             }
-            try await ProtectedTextTests.submitSQL(lines, db)
+            try await db.submitEach(lines)
             let drained = try await ActiondProcess.run(["work", "--drain"], database: db.url)
             #expect(drained.status == 0, "\(drained.standardError)")
             // The responses made dead letters, so the list and the details show them.

@@ -181,11 +181,11 @@ struct ConsoleBrowserTests {
             #expect(loaded.status == 0, "\(loaded.standardError)")
             let user = image + breakout
             let escapedUser = user.replacingOccurrences(of: "\"", with: "\\\"")
-            try await ProtectedTextTests.submitSQL([
+            try await db.submitEach([
                 EventLine.json("x1", "notification.sent", user: escapedUser, at: 1,
                                data: #"{"request_id":"x-r","payload":{"aps":{"category":"MEETING_INVITATION","alert":{"title":"Standup"}},"MEETING_ID":"m1"}}"#),
                 EventLine.json("x2", "notification.response", user: escapedUser, at: 2, data: #"{"request_id":"x-r","action":"ACCEPT_ACTION","locked":false}"#),
-            ], db)
+            ])
             _ = try await ActiondProcess.run(["work", "--drain"], database: db.url)
             try await ConsoleFixtures.deadLetters(db, count: 1, user: user, prefix: "xd")
             try await Self.withBrowser(db, people: nil) { browser, console in
@@ -211,7 +211,7 @@ struct ConsoleBrowserTests {
             try await ConsoleFixtures.mixed(db)
             try await ConsoleFixtures.deadLetters(db, count: 1, user: "mo", prefix: "mo-dl")
             // Clear text submitted by SQL, not yet taken by a worker.
-            try await ProtectedTextTests.submitSQL(ProtectedTextTests.conversation("mo", body: "\(marker) body", replies: ["\(marker) reply"]), db)
+            try await db.submitEach(ProtectedTextTests.conversation("mo", body: "\(marker) body", replies: ["\(marker) reply"]))
             try await Self.withBrowser(db, people: [("ana", "operator")], signInAs: "ana") { browser, console in
                 for round in ["clear", "sealed"] {
                     if round == "sealed" {
@@ -263,7 +263,7 @@ struct ConsoleBrowserTests {
         defer { ProtectedTextTests.remove(keyFile) }
         let environment: [String: String?] = ["ACTIOND_KEY_FILE": keyFile]
         try await TestDatabase.with { db in
-            try await ProtectedTextTests.submitSQL(ProtectedTextTests.conversation("wren", body: "secret body", replies: ["secret reply"]), db)
+            try await db.submitEach(ProtectedTextTests.conversation("wren", body: "secret body", replies: ["secret reply"]))
             _ = try await ActiondProcess.run(["work", "--drain"], database: db.url, environment: environment)
             let forgot = try await ActiondProcess.run(["forget", "wren"], database: db.url, environment: environment)
             #expect(forgot.status == 0, "\(forgot.standardError)")
@@ -322,14 +322,14 @@ extension ConsoleFixtures {
     /// A small mixed workload, decided: an invitation accepted (ana), a timer snoozed (bo), a
     /// thread with a reply (cy).
     static func mixed(_ db: TestDatabase) async throws {
-        try await ProtectedTextTests.submitSQL([
+        try await db.submitEach([
             EventLine.json("a1", "notification.sent", user: "ana", at: 1,
                            data: #"{"request_id":"ana-r","payload":{"aps":{"category":"MEETING_INVITATION","alert":{"title":"Standup"}},"MEETING_ID":"m1"}}"#),
             EventLine.json("a2", "notification.response", user: "ana", at: 2, data: #"{"request_id":"ana-r","action":"ACCEPT_ACTION","locked":false}"#),
             EventLine.json("b1", "notification.sent", user: "bo", at: 3,
                            data: #"{"request_id":"bo-r","payload":{"aps":{"category":"TIMER_EXPIRED","alert":{"title":"Tea"}},"TIMER_ID":"t1"}}"#),
             EventLine.json("b2", "notification.response", user: "bo", at: 4, data: #"{"request_id":"bo-r","action":"SNOOZE_ACTION","locked":false}"#),
-        ] + ProtectedTextTests.conversation("cy", body: "hello there", replies: ["on my way"], from: 5), db)
+        ] + ProtectedTextTests.conversation("cy", body: "hello there", replies: ["on my way"], from: 5))
         _ = try await ActiondProcess.run(["work", "--drain"], database: db.url)
     }
 }
