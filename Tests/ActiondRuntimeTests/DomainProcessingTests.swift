@@ -12,12 +12,6 @@ import Testing
 /// responses, revisions, and rebuild.
 @Suite("Domain processing", .timeLimit(.minutes(5)))
 struct DomainProcessingTests {
-    static func drain(_ db: TestDatabase, holdWindow: Duration = .seconds(600), concurrency: Int = 4, batchSize: Int = 50) async throws {
-        let configuration = WorkerConfiguration(concurrency: concurrency, batchSize: batchSize, drain: true)
-        try await Workers(client: db.client, keys: TestKeys.shared, router: EventRouter(rules: ResponseRules(holdWindow: holdWindow)),
-                             configuration: configuration, logger: db.logger).run()
-    }
-
     static func report(_ db: TestDatabase, _ kind: String, _ id: String, _ user: String, _ field: String) async throws -> String? {
         try await db.client.query("""
             SELECT state -> 'report' ->> \(field) FROM actiond.projections WHERE kind = \(kind) AND stream_id = \(id) AND user_id = \(user)
@@ -41,12 +35,12 @@ struct DomainProcessingTests {
                 Line.cancelled("cancel", meeting: "m1"),
                 Line.respond("after-cancel", request: "inv", action: "ACCEPT_ACTION", at: 30),
             ])
-            try await Self.drain(db, batchSize: 4)
+            try await WorkerDrain.run(db, batchSize: 4)
             // Another user's notification with a request id already recorded. Submitted after the
             // first drain: users run in parallel, so had it been queued with ana's, either could
             // have been recorded first.
             try await db.submitAccepted([Line.sent("s4", request: "inv", category: "GENERAL", user: "bob")])
-            try await Self.drain(db, batchSize: 4)
+            try await WorkerDrain.run(db, batchSize: 4)
 
             let outcomes = try await db.outcomes()
             #expect(outcomes == [
@@ -79,12 +73,12 @@ struct DomainProcessingTests {
                 Line.respond("early", request: "inv", action: "ACCEPT_ACTION", at: 50),
                 Line.sent("other", request: "tim", category: "TIMER_EXPIRED", keys: ["TIMER_ID": "t1"]),
             ])
-            try await Self.drain(db)  // returns although the response waits: --drain does not wait for held responses
+            try await WorkerDrain.run(db)  // returns although the response waits: --drain does not wait for held responses
             #expect(try await db.outcomes() == ["other": "applied"], "the user's later event went on")
             #expect(try await db.scalar("SELECT count(*) FROM actiond.held", as: Int.self) == 1)
 
             try await db.submitAccepted([Line.sent("s1", request: "inv", category: "MEETING_INVITATION", keys: ["MEETING_ID": "m1"])])
-            try await Self.drain(db)
+            try await WorkerDrain.run(db)
             #expect(try await db.outcomes()["early"] == "applied")
             #expect(try await db.scalar("SELECT count(*) FROM actiond.held", as: Int.self) == 0)
             #expect(try await Self.report(db, "invitation", "m1", "ana", "response") == "accepted")
@@ -115,9 +109,9 @@ struct DomainProcessingTests {
         try await TestDatabase.with { db in
             try await db.submitAccepted([Line.sent("s", request: "tim", category: "TIMER_EXPIRED", keys: ["TIMER_ID": "t1"])]
                                   + (1...3).map { Line.respond("snooze-\($0)", request: "tim", action: "SNOOZE_ACTION", at: Double($0 * 600)) })
-            try await Self.drain(db)
+            try await WorkerDrain.run(db)
             try await db.submitAccepted([Line.respond("stop", request: "tim", action: "STOP_ACTION", at: 1000)])
-            try await Self.drain(db)
+            try await WorkerDrain.run(db)
             let outcomes = try await db.outcomes()
             #expect(outcomes["snooze-1"] == "applied" && outcomes["stop"] == "applied")
             #expect(outcomes["snooze-2"] == "rejected:timer_stopped" && outcomes["snooze-3"] == "rejected:timer_stopped")
@@ -133,7 +127,7 @@ struct DomainProcessingTests {
     func rebuildEqualsWhatTheWorkersBuilt(seed: UInt64) async throws {
         try await TestDatabase.with { db in
             try await db.submitAccepted(MixedWorkload(users: 60, seed: seed, runID: "w").events())
-            try await Self.drain(db, batchSize: 25)
+            try await WorkerDrain.run(db, batchSize: 25)
             #expect(try await db.scalar("SELECT count(*) FROM actiond.pending_events", as: Int.self) == 0)
             #expect(try await db.scalar("SELECT count(*) FROM actiond.held", as: Int.self) == 0)
             #expect(try await db.scalar("""
@@ -160,7 +154,7 @@ struct DomainProcessingTests {
 
             // Workers and a rebuild at once: afterwards the projections are still the fold of the log.
             try await db.submitAccepted(MixedWorkload(users: 60, seed: seed + 1, runID: "x").events())
-            async let drained: Void = Self.drain(db, batchSize: 25)
+            async let drained: Void = WorkerDrain.run(db, batchSize: 25)
             try await Task.sleep(for: .milliseconds(50))
             _ = try await rebuild.run()
             try await drained

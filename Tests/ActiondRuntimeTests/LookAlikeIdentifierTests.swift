@@ -18,13 +18,13 @@ struct LookAlikeIdentifierTests {
                 Line.sent("sent", request: "inv", category: "MEETING_INVITATION", user: Self.nfc, keys: ["MEETING_ID": "m1"]),
                 Line.respond("spoof", request: "inv", action: "DECLINE_ACTION", user: Self.nfd),
             ])
-            try await DomainProcessingTests.drain(db)
+            try await WorkerDrain.run(db)
             #expect(try await db.outcomes() == ["sent": "applied", "spoof": "rejected:not_your_notification"])
             #expect(try await DomainProcessingTests.report(db, "invitation", "m1", Self.nfc, "response") == "pending")
             #expect(try await db.scalar("SELECT count(*) FROM actiond.projections WHERE user_id = \(Self.nfd)", as: Int.self) == 0)
             // The user's own answer still applies.
             try await db.submitAccepted([Line.respond("own", request: "inv", action: "DECLINE_ACTION", user: Self.nfc)])
-            try await DomainProcessingTests.drain(db)
+            try await WorkerDrain.run(db)
             #expect(try await db.outcomes()["own"] == "applied")
             #expect(try await DomainProcessingTests.report(db, "invitation", "m1", Self.nfc, "response") == "declined")
         }
@@ -39,7 +39,7 @@ struct LookAlikeIdentifierTests {
                 Line.respond("read", request: "r\u{e9}q", action: "MARK_READ_ACTION", at: 5),
             ])
             // No hold window: a response whose notification is not recorded is rejected at once.
-            try await DomainProcessingTests.drain(db, holdWindow: .zero)
+            try await WorkerDrain.run(db, holdWindow: .zero)
             #expect(try await db.outcomes() == [
                 "sent": "applied", "kelvin": "rejected:unknown_action",
                 "decomposed-request": "rejected:unknown_notification", "read": "applied",

@@ -23,12 +23,6 @@ struct PoisonBatchTests {
 
     static let retry = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(20), maxDelay: .milliseconds(50), jitter: 0)
 
-    static func drain(_ db: TestDatabase) async throws {
-        let configuration = WorkerConfiguration(concurrency: 4, batchSize: 50, drain: true, retry: retry)
-        try await Workers(client: db.client, keys: TestKeys.shared, router: EventRouter(rules: ResponseRules(holdWindow: .seconds(600))),
-                          configuration: configuration, logger: db.logger).run()
-    }
-
     /// The ids of responses submitted before any notification of their user (the workload's
     /// early responses, held until their notification is recorded).
     static func heldFirst(_ lines: [String]) -> [String] {
@@ -47,7 +41,7 @@ struct PoisonBatchTests {
         // The same events without the refused user, undisturbed: what everyone else must get.
         let expected = try await TestDatabase.with { db in
             try await db.submitAccepted(others)
-            try await Self.drain(db)
+            try await WorkerDrain.run(db, retry: Self.retry)
             return try await db.outcomes()
         }
         try await TestDatabase.with { db in
@@ -66,7 +60,7 @@ struct PoisonBatchTests {
                 """, logger: db.logger).drain()
             // The refused user's events first, so that the first batches carry them.
             try await db.submitAccepted(Self.bad + others)
-            try await Self.drain(db)
+            try await WorkerDrain.run(db, retry: Self.retry)
 
             var outcomes = try await db.outcomes()
             let mine = Self.bad.indices.map { "bad-\($0 + 1)" }
@@ -107,7 +101,7 @@ struct PoisonBatchTests {
             // The operator drops the trigger and retries the dead letter: it applies.
             try await db.client.query("DROP TRIGGER refuse_bad_timers ON actiond.projections", logger: db.logger).drain()
             #expect(try await DeadLetters.retry(.all, on: db.client, logger: db.logger).count == 1)
-            try await Self.drain(db)
+            try await WorkerDrain.run(db, retry: Self.retry)
             #expect(try await db.outcomes()[deadID] == "applied")
             #expect(try await db.scalar("SELECT coalesce(sum(events), 0)::int FROM actiond.report_outcomes WHERE outcome = 'dead'", as: Int.self) == 0,
                     "the retried dead letter left the counter it was counted in")
@@ -138,7 +132,7 @@ struct PoisonBatchTests {
                 INSERT INTO actiond.waiting_users (user_id, mark) SELECT user_id, position - 1 FROM e ON CONFLICT DO NOTHING
                 """, logger: db.logger).drain()
             try await db.submitAccepted([later] + others)
-            try await Self.drain(db)
+            try await WorkerDrain.run(db, retry: Self.retry)
             let outcomes = try await db.outcomes()
             #expect(outcomes["huge-2"] == "dead")
             #expect(outcomes["huge-3"] == "applied", "the user's later event went on")

@@ -41,7 +41,7 @@ struct ReportViewTests {
     @Test func reportFiguresAgreeWithTheOutcomes() async throws {
         try await TestDatabase.with { db in
             try await db.submitAccepted(MixedWorkload(users: 80, seed: 5, runID: "r").events())
-            try await DomainProcessingTests.drain(db, batchSize: 30)
+            try await WorkerDrain.run(db, batchSize: 30)
             // Two dead letters, written directly (the built-in handlers never give up on valid
             // input), counted as every writer of outcomes counts them: count_changed, since no
             // trigger counts (004_distributable_keys.sql).

@@ -38,7 +38,7 @@ struct StashProcessingTests {
                 Self.reply("reply-1", "first secret"), Self.reply("reply-2", "second secret"),
                 Line.respond("read", request: "ana-r", action: "MARK_READ_ACTION", locked: true),
             ])
-            try await DomainProcessingTests.drain(db)  // --drain does not wait for the stash
+            try await WorkerDrain.run(db)  // --drain does not wait for the stash
             var outcomes = try await db.outcomes()
             #expect(outcomes["reply-1"] == "stashed" && outcomes["reply-2"] == "stashed" && outcomes["read"] == "applied")
             #expect(try await Self.replies(db).isEmpty)
@@ -49,7 +49,7 @@ struct StashProcessingTests {
             #expect(try await db.scalar("SELECT count(*) FROM actiond.projections p WHERE p.state::text LIKE '%secret%'", as: Int.self) == 0)
 
             try await db.submitAccepted([Self.state("protected_data.available", "unlock")])
-            try await DomainProcessingTests.drain(db)
+            try await WorkerDrain.run(db)
             outcomes = try await db.outcomes()
             #expect(outcomes["reply-1"] == "applied" && outcomes["reply-2"] == "applied")
             #expect(try await Self.replies(db) == ["first secret", "second secret"])
@@ -75,7 +75,7 @@ struct StashProcessingTests {
                 if cycle % 3 == 0 { lines.append(Self.reply("reply-\(cycle)-c", "c\(cycle)c")) }  // while available
             }
             try await db.submitAccepted(lines)
-            try await DomainProcessingTests.drain(db, batchSize: 7)
+            try await WorkerDrain.run(db, batchSize: 7)
             let expected = (0..<25).flatMap { cycle in ["c\(cycle)a", "c\(cycle)b"] + (cycle % 3 == 0 ? ["c\(cycle)c"] : []) }
             #expect(try await Self.replies(db) == expected)
             #expect(try await DomainProcessingTests.report(db, "invitation", "m1", "ana", "response") == "declined")
@@ -90,9 +90,9 @@ struct StashProcessingTests {
     @Test func aReplyWhoseNotificationIsRecordedInTheSameBatchIsStashedToo() async throws {
         try await TestDatabase.with { db in
             try await db.submitAccepted([Self.state("protected_data.unavailable", "lock")])
-            try await DomainProcessingTests.drain(db)
+            try await WorkerDrain.run(db)
             try await db.submitAccepted(Self.thread() + [Self.reply("reply", "sealed")])
-            try await DomainProcessingTests.drain(db, batchSize: 100)
+            try await WorkerDrain.run(db, batchSize: 100)
             #expect(try await db.outcomes()["reply"] == "stashed")
             #expect(try await Self.replies(db).isEmpty)
         }
@@ -103,10 +103,10 @@ struct StashProcessingTests {
             try await db.submitAccepted(Self.thread() + [Self.state("protected_data.unavailable", "lock"), Self.reply("reply", "once")])
             let again = try await EventSubmitter(client: db.client, logger: db.logger).submit([Self.reply("reply", "once")])
             #expect(again.map(\.status) == [.duplicate])
-            try await DomainProcessingTests.drain(db)
+            try await WorkerDrain.run(db)
             #expect(try await db.scalar("SELECT count(*) FROM actiond.stash", as: Int.self) == 1)
             try await db.submitAccepted([Self.state("protected_data.available", "unlock")])
-            try await DomainProcessingTests.drain(db)
+            try await WorkerDrain.run(db)
             #expect(try await Self.replies(db) == ["once"])
         }
     }
@@ -119,7 +119,7 @@ struct StashProcessingTests {
                 Self.reply("bob-1", "straight in", user: "bob"),
                 Self.reply("bob-2", "again", user: "bob"),
             ])
-            try await DomainProcessingTests.drain(db)
+            try await WorkerDrain.run(db)
             #expect(try await Self.replies(db, user: "bob") == ["straight in", "again"])
             #expect(try await db.outcomes()["ana-1"] == "stashed")
             #expect(try await db.scalar("SELECT count(*) FROM actiond.pending_events", as: Int.self) == 0)

@@ -25,7 +25,7 @@ struct TimeRangeTests {
                 EventLine.json("read", "notification.response", at: "2016-12-31T23:59:60Z",
                                data: #"{"request_id":"m","action":"MARK_READ_ACTION","locked":false}"#),
             ])
-            try await DomainProcessingTests.drain(db)
+            try await WorkerDrain.run(db)
             #expect(Set(try await db.outcomes().values) == ["applied"])
 
             #expect(try await db.scalar("SELECT fires_at = '2100-01-01T00:08:00.123457Z' FROM actiond.report_timers WHERE timer_id = 't1'", as: Bool.self))

@@ -10,17 +10,11 @@ import Testing
 
 @Suite("Workers", .timeLimit(.minutes(5)))
 struct WorkerPoolTests {
-    static func drain(_ db: TestDatabase, handler: any EventRouting, concurrency: Int = 4, batchSize: Int = 50,
-                      retry: RetryPolicy = RetryPolicy()) async throws {
-        let configuration = WorkerConfiguration(concurrency: concurrency, batchSize: batchSize, drain: true, retry: retry)
-        try await Workers(client: db.client, keys: TestKeys.shared, router: handler, configuration: configuration, logger: db.logger).run()
-    }
-
     @Test func fourWorkersKeepEachUsersOrderAndNeverOverlapAUser() async throws {
         try await TestDatabase.with { db in
             try await db.submitAccepted(WorkerEvents.interleaved(users: 40, perUser: 50))
             let handler = CheckingRouter(pause: .microseconds(100))
-            try await Self.drain(db, handler: handler, concurrency: 4, batchSize: 40)
+            try await WorkerDrain.run(db, router: handler, concurrency: 4, batchSize: 40)
 
             let state = handler.state.withLock { $0 }
             #expect(state.violations.isEmpty, "\(state.violations.prefix(5))")
@@ -40,7 +34,7 @@ struct WorkerPoolTests {
             ])
             let handler = CheckingRouter(failing: ["bad"])
             let retry = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(200), jitter: 0)
-            try await Self.drain(db, handler: handler, retry: retry)
+            try await WorkerDrain.run(db, router: handler, retry: retry)
 
             let state = handler.state.withLock { $0 }
             let attempts = try #require(state.attempts["bad"])
@@ -63,7 +57,7 @@ struct WorkerPoolTests {
             handler.failing.withLock { $0.removeAll() }
             #expect(try await DeadLetters.retry(.event("bad"), on: db.client, logger: db.logger).count == 1)
             #expect(try await DeadLetters.retry(.all, on: db.client, logger: db.logger).isEmpty, "nothing else is dead")
-            try await Self.drain(db, handler: handler, retry: retry)
+            try await WorkerDrain.run(db, router: handler, retry: retry)
             let outcome = try await db.outcomes()["bad"]
             #expect(outcome == "applied")
             let ledger = try await Ledger.read(db)
@@ -74,7 +68,7 @@ struct WorkerPoolTests {
     @Test func discardedDeadLettersStayInTheLogAndAreNotRetried() async throws {
         try await TestDatabase.with { db in
             try await db.submitAccepted([WorkerEvents.json("doomed", user: "ana")])
-            try await Self.drain(db, handler: CheckingRouter(failing: ["doomed"]), retry: RetryPolicy(maxAttempts: 1))
+            try await WorkerDrain.run(db, router: CheckingRouter(failing: ["doomed"]), retry: RetryPolicy(maxAttempts: 1))
             #expect(try await DeadLetters.discard(.event("doomed"), on: db.client, logger: db.logger).count == 1)
             #expect(try await DeadLetters.retry(.all, on: db.client, logger: db.logger).isEmpty)
             let discarded = try await db.scalar("SELECT discarded_at IS NOT NULL FROM actiond.outcomes", as: Bool.self)
@@ -89,7 +83,7 @@ struct WorkerPoolTests {
             try await db.submitAccepted([WorkerEvents.json("doomed", user: "ana")])
             let dead = try await db.scalar("SELECT position FROM actiond.events", as: Int64.self)
             try await db.submitAccepted([WorkerEvents.json("\(dead)", user: "bo")])
-            try await Self.drain(db, handler: CheckingRouter(failing: ["doomed"]), retry: RetryPolicy(maxAttempts: 1))
+            try await WorkerDrain.run(db, router: CheckingRouter(failing: ["doomed"]), retry: RetryPolicy(maxAttempts: 1))
             #expect(try await DeadLetters.discard(.event("\(dead)"), on: db.client, logger: db.logger).isEmpty,
                     "bo's event has that id: nothing of ana's is selected")
             #expect(try await db.scalar("SELECT count(*) FROM actiond.outcomes WHERE outcome = 'dead' AND discarded_at IS NULL", as: Int.self) == 1)

@@ -1,5 +1,6 @@
 import ActiondDomain
 import ActiondPostgres
+import ActiondRuntime
 import ActiondTestSupport
 import Foundation
 import PostgresNIO
@@ -14,6 +15,17 @@ enum WorkerEvents {
     /// `perUser` events for each of `users` users, interleaved: u0, u1, …, u0, u1, …
     static func interleaved(users: Int, perUser: Int, prefix: String = "e") -> [String] {
         (0..<perUser).flatMap { round in (0..<users).map { json("\(prefix)-\(round)-\($0)", user: "u\($0)") } }
+    }
+}
+
+/// Workers run in this process until nothing is left to decide (`drain`): actiond's router,
+/// holding responses for `holdWindow`, unless a test brings its own `router`.
+enum WorkerDrain {
+    static func run(_ db: TestDatabase, router: (any EventRouting)? = nil, holdWindow: Duration = .seconds(600),
+                    concurrency: Int = 4, batchSize: Int = 50, retry: RetryPolicy = RetryPolicy()) async throws {
+        let configuration = WorkerConfiguration(concurrency: concurrency, batchSize: batchSize, drain: true, retry: retry)
+        try await Workers(client: db.client, keys: TestKeys.shared, router: router ?? EventRouter(rules: ResponseRules(holdWindow: holdWindow)),
+                          configuration: configuration, logger: db.logger).run()
     }
 }
 
