@@ -1,3 +1,5 @@
+import Foundation
+
 /// One numbered table migration (`Schema/migrations/NNN_name.sql`), embedded into the binary
 /// at build time. Applied once; its text must never change afterwards.
 package struct Migration: Sendable, Hashable {
@@ -58,7 +60,10 @@ package struct SchemaObject: Sendable, Hashable {
     package var kind: Kind
     /// The object's name: its file name without `.sql`.
     package var name: String
+    /// What is installed.
     package var sql: String
+    /// The file as written, for a Citus variant written as edits (`sql` is what they make).
+    package var written: String?
 
     package init(kind: Kind, name: String, sql: String) {
         self.kind = kind
@@ -70,15 +75,43 @@ package struct SchemaObject: Sendable, Hashable {
     package var path: String { "\(kind.rawValue)/\(name).sql" }
 
     /// The objects this build ships: functions, their Citus variants, views, then the
-    /// grants, each by name.
-    package static let all: [SchemaObject] = EmbeddedResources.schemaFiles.compactMap { file -> SchemaObject? in
+    /// grants, each by name. A variant written as edits (``CitusVariantEdits``) is made here
+    /// from its one-server file.
+    package static let all: [SchemaObject] = made(from: EmbeddedResources.schemaFiles.compactMap { file -> SchemaObject? in
         for kind in Kind.allCases where file.name.hasPrefix(kind.rawValue + "/") {
             let rest = file.name.dropFirst(kind.rawValue.count + 1)
             guard !rest.contains("/"), rest.hasSuffix(".sql") else { continue }
             return SchemaObject(kind: kind, name: String(rest.dropLast(".sql".count)), sql: file.sql)
         }
         return nil
-    }.sorted { ($0.kind.order, $0.name) < ($1.kind.order, $1.name) }
+    }).sorted { ($0.kind.order, $0.name) < ($1.kind.order, $1.name) }
+
+    /// `objects` with each variant written as edits replaced by the function it makes. One
+    /// whose edits do not apply becomes a statement that fails with the reason, so that a
+    /// distributed database's migrate stops there (a one-server database never runs it).
+    package static func made(from objects: [SchemaObject]) -> [SchemaObject] {
+        let oneServer = Dictionary(objects.filter { $0.kind == .functions }.map { ($0.name, $0.sql) }, uniquingKeysWith: { first, _ in first })
+        return objects.map { object in
+            guard object.kind == .citusFunctions, CitusVariantEdits.isEdits(object.sql) else { return object }
+            var made = object
+            made.written = object.sql
+            switch variant(object, of: oneServer[object.name]) {
+            case .success(let sql): made.sql = sql
+            case .failure(let error):
+                let reason = "citus/functions/\(object.name).sql: \(error.message)".replacingOccurrences(of: "'", with: "''")
+                made.sql = "do $$ begin raise exception '%', '\(reason)'; end $$;"
+            }
+            return made
+        }
+    }
+
+    /// The function a variant written as edits makes, or why it cannot be made.
+    package static func variant(_ object: SchemaObject, of oneServer: String?) -> Result<String, CitusVariantEdits.VariantError> {
+        guard let oneServer else {
+            return .failure(CitusVariantEdits.VariantError(message: "functions/\(object.name).sql does not exist"))
+        }
+        return CitusVariantEdits.parse(object.sql).flatMap { $0.apply(to: oneServer) }
+    }
 
     /// What a database installs of `objects`: on one server every object but the Citus
     /// variants; on a distributed database (`migrate --citus` filled `shard_ranges`) each
