@@ -57,7 +57,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // PostgreSQL: embedded cluster, migrations, category registry, submit, queue, reports.
+        // PostgreSQL: migrations, category registry, submit, queue, reports.
         .target(
             name: "ActiondPostgres",
             dependencies: [
@@ -68,6 +68,19 @@ let package = Package(
             ],
             swiftSettings: swiftSettings,
             plugins: ["EmbedResources"]
+        ),
+        // The embedded cluster: a PostgreSQL actiond creates and runs from the machine's server
+        // programs, for development and tests (the `actiond` binary, the testing product);
+        // never in a production worker, which is given a database URL.
+        .target(
+            name: "ActiondEmbedded",
+            dependencies: [
+                "ActiondPostgres",
+                "ActiondRuntime",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
         ),
         // Runtime: database selection and lifecycle, workers, wake-ups, shutdown, metrics, HTTP.
         .target(
@@ -129,6 +142,7 @@ let package = Package(
         .target(
             name: "ActiondTooling",
             dependencies: [
+                "ActiondEmbedded",
                 "ActiondDomain",
                 "ActiondPostgres",
                 "ActiondRuntime",
@@ -142,6 +156,7 @@ let package = Package(
         .target(
             name: "ActiondDevelopment",
             dependencies: [
+                "ActiondEmbedded",
                 "ActiondKit",
                 "ActiondTooling",
                 "ActiondDomain",
@@ -176,7 +191,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "order-ready-worker",
-            dependencies: ["ActiondKit", "OrderReady"],
+            dependencies: ["ActiondKit", "OrderReady", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/OrderReady/Sources/order-ready-worker",
             swiftSettings: swiftSettings
         ),
@@ -207,6 +222,7 @@ let package = Package(
         .target(
             name: "ActiondTesting",
             dependencies: [
+                "ActiondEmbedded",
                 "ActiondDomain",
                 "ActiondPostgres",
                 "ActiondRuntime",
@@ -228,6 +244,7 @@ let package = Package(
         .target(
             name: "ActiondTestSupport",
             dependencies: [
+                "ActiondEmbedded",
                 "ActiondDomain",
                 "ActiondPostgres",
                 "ActiondSealing",
@@ -296,6 +313,7 @@ let package = Package(
         .testTarget(
             name: "actiondTests",
             dependencies: [
+                "ActiondEmbedded",
                 "actiond",
                 "actiond-worker",
                 "ActiondTooling",

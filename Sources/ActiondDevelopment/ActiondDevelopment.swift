@@ -1,3 +1,4 @@
+import ActiondEmbedded
 import ActiondKit
 import ArgumentParser
 
@@ -11,6 +12,7 @@ public enum ActiondDevelopment {
     /// (nil: the name it was started by).
     public static func main(handlers: [any CategoryHandler] = [], commandName: String? = nil) async {
         Actiond.install(handlers, commandName: commandName)
+        EmbeddedDatabase.install()
         await DevelopmentCommand.runCommandLine()
     }
 }
@@ -21,7 +23,10 @@ struct DevelopmentCommand: AsyncParsableCommand {
         CommandConfiguration(
             commandName: Installed.commandName,
             abstract: ActiondCommand.abstract,
-            discussion: ActiondCommand.discussion,
+            discussion: """
+                The database comes from --database-url or DATABASE_URL; with neither, actiond starts its own \
+                PostgreSQL cluster from the machine's server programs in .actiond/postgres.
+                """,
             subcommands: [DemoCommand.self] + ActiondCommand.operatingCommands + [BenchCommand.self, DBCommand.self]
         )
     }

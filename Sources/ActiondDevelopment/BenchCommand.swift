@@ -1,3 +1,4 @@
+import ActiondEmbedded
 import ActiondKit
 import ActiondTooling
 import ActiondPostgres

@@ -42,6 +42,35 @@ public enum Actiond {
         }
     }
 
+    /// The operating commands (`migrate`, `categories`, `submit`, `work`, `report`, `rebuild`,
+    /// `dead-letters`, `pause`, `resume`, `prune`, `forget`, `keys`, `console`), for a team's own
+    /// command line beside its own subcommands. Run that command line with
+    /// ``run(_:handlers:commandName:)``, so that the commands know the handlers.
+    ///
+    /// ```swift
+    /// @main
+    /// struct ParcelWorker: AsyncParsableCommand {
+    ///     static let configuration = CommandConfiguration(
+    ///         commandName: "parcel-worker",
+    ///         subcommands: Actiond.operatingCommands + [ImportCouriers.self])
+    ///
+    ///     static func main() async {
+    ///         await Actiond.run(ParcelWorker.self, handlers: [ParcelDeliveryHandler()])
+    ///     }
+    /// }
+    /// ```
+    public static var operatingCommands: [any ParsableCommand.Type] { ActiondCommand.operatingCommands }
+
+    /// Runs `root`, a team's own command line that includes ``operatingCommands``, with
+    /// `handlers` beside the built-in ones, and exits: as ``main(handlers:commandName:)`` does
+    /// for actiond's own (the same errors, exit codes and log format), under `commandName`
+    /// (nil: the name the executable was started by).
+    public static func run<Root: AsyncParsableCommand>(_ root: Root.Type, handlers: [any CategoryHandler] = [],
+                                                       commandName: String? = nil) async {
+        install(handlers, commandName: commandName)
+        await Root.runCommandLine()
+    }
+
     /// The name an executable started as `argument` (its first argument) goes by: the last
     /// path component (`.build/debug/order-ready-worker` → `order-ready-worker`); `actiond`
     /// when there is none.

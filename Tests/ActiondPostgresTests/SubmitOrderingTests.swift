@@ -16,12 +16,12 @@ struct SubmitOrderingTests {
 
     /// Waits until some backend of this database waits for an advisory lock.
     private static func waitForAdvisoryLockWait(_ db: TestDatabase) async throws {
-        while try await db.scalar("""
-            SELECT count(*) FROM pg_stat_activity
-            WHERE wait_event_type = 'Lock' AND wait_event = 'advisory' AND datname = current_database()
-            """, as: Int.self) == 0 {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        #expect(try await eventually(60, every: .milliseconds(10)) {
+            try await db.scalar("""
+                SELECT count(*) FROM pg_stat_activity
+                WHERE wait_event_type = 'Lock' AND wait_event = 'advisory' AND datname = current_database()
+                """, as: Int.self) > 0
+        }, "a backend waits for an advisory lock within 60 s")
     }
 
     @Test func aUsersPositionsAreTakenAfterHerEarlierSubmitCommits() async throws {

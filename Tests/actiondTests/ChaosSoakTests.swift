@@ -1,3 +1,4 @@
+import ActiondEmbedded
 import ActiondDomain
 import ActiondPostgres
 import ActiondTestSupport

@@ -113,23 +113,23 @@ struct CitusTests {
             }
             // One of them is killed mid-batch: its coordinated transaction rolls back on every
             // node, and the other worker and a third one finish its users.
-            while try await client.query("SELECT count(*) FROM actiond.outcomes", logger: logger)
-                .collect().first!.decode(Int.self) == 0 {
-                try await Task.sleep(for: .milliseconds(5))
-            }
+            #expect(try await eventually(120, every: .milliseconds(5)) {
+                try await client.query("SELECT count(*) FROM actiond.outcomes", logger: logger).collect().first!.decode(Int.self) > 0
+            }, "a first outcome within 120 s")
             // The delay is random to find the moments a fixed one misses; each check names it.
-            let delay = Int.random(in: 0...300)
-            try await Task.sleep(for: .milliseconds(delay))
+            var delays = RandomDelays("CitusTests")
+            let delay = delays.milliseconds(in: 0...300)
+            try await Task.sleep(for: delay)
             workers[0].send(SIGKILL)
             let killed = try await workers[0].exit()
-            #expect(killed.status == 128 + SIGKILL, "killed \(delay) ms after the first outcome")
+            #expect(killed.status == 128 + SIGKILL, "killed \(delay) after the first outcome")
             #expect(try await client.query("SELECT count(*) FROM actiond.outcomes", logger: logger)
-                .collect().first!.decode(Int.self) < workload.count, "killed \(delay) ms after the first outcome while there was work left")
+                .collect().first!.decode(Int.self) < workload.count, "killed \(delay) after the first outcome while there was work left")
             let other = try await workers[1].exit()
-            #expect(other.status == 0, "after a kill at \(delay) ms: \(other.standardError.suffix(3000))")
+            #expect(other.status == 0, "after a kill at \(delay): \(other.standardError.suffix(3000))")
             watchdog.cancel()
             let third = try await ActiondProcess.run(["work", "--drain"], database: citus)
-            #expect(third.status == 0, "after a kill at \(delay) ms: \(third.standardError.suffix(3000))")
+            #expect(third.status == 0, "after a kill at \(delay): \(third.standardError.suffix(3000))")
             // A shared state across shards: every other meeting is cancelled by its organizer,
             // then each of its invitees answers again, and is refused on every shard.
             for round in Self.rounds(users: 400) {

@@ -29,5 +29,25 @@ struct ProductionWorkerTests {
         #expect(try await symbols(actiond).contains("14ActiondTooling"), "the check can see the module")
         #expect(!(try await symbols(worker).contains("14ActiondTooling")), "the production worker links the development tooling")
         #expect(!(try await symbols(worker).contains("18ActiondDevelopment")))
+        #expect(try await symbols(actiond).contains("15ActiondEmbedded"), "the check can see the embedded cluster's module")
+        #expect(!(try await symbols(worker).contains("15ActiondEmbedded")), "the production worker links the embedded cluster")
+    }
+
+    /// Without a database URL a production worker starts no PostgreSQL of its own: every
+    /// command that needs the database says how to give one and exits non-zero at once.
+    @Test(arguments: ["order-ready-worker", "actiond-worker"])
+    func aProductionWorkerWithoutADatabaseURLStartsNoneAndSaysHowToGiveOne(_ name: String) async throws {
+        let worker = TestPaths.executable(name)
+        let noDatabase: [String: String?] = ["DATABASE_URL": nil, "ACTIOND_DATABASE_URL": nil, "ACTIOND_DATA_DIR": nil,
+                                             "ACTIOND_LOG_FORMAT": "text"]
+        for command in [["report", "queue"], ["migrate"], ["work", "--drain"]] {
+            let started = ContinuousClock.now
+            let run = try await ProcessRunner.spawn(worker, command, environment: noDatabase).exit()
+            #expect(run.status != 0, "\(command)")
+            #expect(run.standardError.contains("no database configured") && run.standardError.contains("--database-url")
+                    && run.standardError.contains("DATABASE_URL"), "\(command): \(run.standardError)")
+            #expect(!run.output.contains("embedded database") && !run.output.contains("initdb"), "\(command): \(run.output)")
+            #expect(started.duration(to: .now) < .seconds(20), "\(command) answered at once")
+        }
     }
 }

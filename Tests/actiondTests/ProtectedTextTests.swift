@@ -460,9 +460,9 @@ struct ProtectedTextTests {
 
             // Killed midway: some keys rewrapped, not all.
             let rotation = try ActiondProcess.start(["keys", "rotate", "--new-key-file", newFile, "--page-size", "1"], database: db.url, environment: old)
-            while try await db.scalar("SELECT count(*) FROM actiond.data_keys WHERE kek_id = \(newKEK)", as: Int.self) < 5 {
-                try await Task.sleep(for: .milliseconds(2))
-            }
+            #expect(try await eventually(60, every: .milliseconds(2)) {
+                try await db.scalar("SELECT count(*) FROM actiond.data_keys WHERE kek_id = \(newKEK)", as: Int.self) >= 5
+            }, "five keys rewrapped within 60 s")
             // (This database's only: other tests rotate keys in theirs at the same time.)
             let rotations: PostgresQuery = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'actiond keys rotate'"
             #expect(try await db.scalar(rotations, as: Int.self) >= 1, "the rotation names its connections")
@@ -471,12 +471,8 @@ struct ProtectedTextTests {
             // The killed client's last COMMIT may still be in its server process's socket:
             // that process commits it before it sees the end of the connection. Count once it
             // has gone (it names itself `actiond keys rotate`).
-            let gone = ContinuousClock.now + .seconds(60)
-            while try await db.scalar(rotations, as: Int.self) > 0 {
-                #expect(ContinuousClock.now < gone, "the killed rotation's server process ended within 60 s")
-                if ContinuousClock.now >= gone { break }
-                try await Task.sleep(for: .milliseconds(10))
-            }
+            #expect(try await eventually(60, every: .milliseconds(10)) { try await db.scalar(rotations, as: Int.self) == 0 },
+                    "the killed rotation's server process ended within 60 s")
             let partial = try await db.scalar("SELECT count(*) FROM actiond.data_keys WHERE kek_id = \(newKEK)", as: Int.self)
             #expect(partial < kept.count, "killed before the end")
             // Retiring now is refused, changing nothing.

@@ -57,9 +57,9 @@ struct ResealTests {
 
             // Killed midway, then run again.
             let first = try ActiondProcess.start(["keys", "reseal", "--page-size", "1"], database: db.url, environment: environment)
-            while try await db.scalar("SELECT count(*) FROM actiond.events WHERE data ? 'text_sealed'", as: Int.self) < 5 {
-                try await Task.sleep(for: .milliseconds(5))
-            }
+            #expect(try await eventually(60, every: .milliseconds(5)) {
+                try await db.scalar("SELECT count(*) FROM actiond.events WHERE data ? 'text_sealed'", as: Int.self) >= 5
+            }, "five events resealed within 60 s")
             first.send(SIGKILL)
             _ = try await first.exit()
             #expect(try await dump().contains(marker), "killed before the end")

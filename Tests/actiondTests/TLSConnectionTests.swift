@@ -1,3 +1,4 @@
+import ActiondEmbedded
 import ActiondPostgres
 import ActiondTestSupport
 import Foundation

@@ -1,3 +1,4 @@
+import ActiondEmbedded
 import ActiondPostgres
 import ActiondRuntime
 import ActiondTooling
@@ -88,7 +89,7 @@ struct WorkCommandTests {
         try await TestDatabase.with { db in
             _ = try await ActiondProcess.run(["submit", "-"], database: db.url, input: Self.events(20_000, users: 200, prefix: "t"))
             let worker = try ActiondProcess.start(["work", "--concurrency", "2", "--batch-size", "100"], database: db.url)
-            while try await Self.count(db, "outcomes") == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(try await eventually(60, every: .milliseconds(5)) { try await Self.count(db, "outcomes") > 0 }, "a first outcome within 60 s")
             let stopping = ContinuousClock.now
             worker.send(SIGTERM)
             let ended = try await worker.exit()
@@ -154,7 +155,7 @@ struct WorkRestartTests {
                 try await client.query("SELECT count(*) FROM actiond.outcomes", logger: logger).collect().first!.decode(Int.self)
             }
         }
-        while try await done() == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(try await eventually(60, every: .milliseconds(10)) { try await done() > 0 }, "a first outcome within 60 s")
 
         try cluster.stop()
         try await Task.sleep(for: .seconds(1))

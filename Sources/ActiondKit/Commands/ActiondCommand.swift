@@ -18,8 +18,8 @@ package struct ActiondCommand: AsyncParsableCommand {
 
     package static let abstract = "Process the answers people give to actionable push notifications, with PostgreSQL."
     package static let discussion = """
-        The database comes from --database-url or DATABASE_URL; with neither, actiond starts its own \
-        PostgreSQL cluster from the machine's server programs in .actiond/postgres.
+        The database comes from --database-url or DATABASE_URL (or ACTIOND_DATABASE_URL); this \
+        binary starts no PostgreSQL of its own.
         """
 
     /// The commands that operate actiond, in the order `--help` lists them.

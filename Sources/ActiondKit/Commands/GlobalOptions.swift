@@ -11,12 +11,12 @@ package struct GlobalOptions: ParsableArguments {
     package init() {}
 
     @Option(name: .customLong("database-url"), help: ArgumentHelp(
-        "postgresql://user@host:port/db; default: ACTIOND_DATABASE_URL, else DATABASE_URL, else the embedded cluster. Give the password in DATABASE_URL, PGPASSWORD or a password file (PGPASSFILE, else ~/.pgpass), not here: every local user reads a command line.",
+        "postgresql://user@host:port/db; default: ACTIOND_DATABASE_URL, else DATABASE_URL, else the embedded cluster (the development binary only: a production worker needs one). Give the password in DATABASE_URL, PGPASSWORD or a password file (PGPASSFILE, else ~/.pgpass), not here: every local user reads a command line.",
         valueName: "url"))
     package var databaseURL: String?
 
     @Option(name: .customLong("data-dir"), help: ArgumentHelp(
-        "The embedded cluster's folder; default: ACTIOND_DATA_DIR, else .actiond/postgres.", valueName: "path"))
+        "The embedded cluster's folder (the development binary); default: ACTIOND_DATA_DIR, else .actiond/postgres.", valueName: "path"))
     package var dataDirectory: String?
 
     @Option(name: .customLong("pg-bindir"), help: ArgumentHelp(

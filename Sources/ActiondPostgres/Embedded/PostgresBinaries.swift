@@ -65,7 +65,7 @@ package struct PostgresBinaries: Sendable, Hashable {
         FileManager.default.isExecutableFile(atPath: initdb.path) && FileManager.default.isExecutableFile(atPath: pgCtl.path)
     }
 
-    static func findOnPath(_ name: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> URL? {
+    package static func findOnPath(_ name: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> URL? {
         let directories = (environment["PATH"] ?? "").split(separator: ":").map(String.init) + ["/usr/sbin", "/usr/bin", "/sbin", "/bin"]
         for directory in directories where !directory.isEmpty {
             let candidate = URL(fileURLWithPath: directory).appending(path: name)

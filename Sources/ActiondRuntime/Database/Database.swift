@@ -3,10 +3,11 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// Opens actiond's database as configured: the given URL, or the embedded cluster (started,
-/// and created on first use).
+/// Opens actiond's database as configured: the given URL, or the binary's local database
+/// (`LocalDatabases`: the embedded cluster, started and created on first use), or neither.
 package enum Database {
-    /// The database's URL; starts the embedded cluster when no URL is configured. A URL
+    /// The database's URL; starts the local database when no URL is configured (and throws
+    /// `DatabaseNotConfigured` in a binary that has none). A URL
     /// without a password takes `PGPASSWORD`'s, else the password file's (`PasswordFile`).
     package static func resolve(_ options: DatabaseOptions, logger: Logger) async throws -> DatabaseURL {
         if let url = options.url {
@@ -20,11 +21,8 @@ package enum Database {
             }
             return parsed
         }
-        let cluster = try EmbeddedCluster.locate(directory: options.dataDirectory, binDirectory: options.binDirectory)
-        if let unreachable = cluster.relocatedFrom {
-            logger.notice("the postgres account cannot reach \(unreachable), so the embedded database lives in \(cluster.directory.path) (--data-dir or ACTIOND_DATA_DIR to choose)")
-        }
-        return try await cluster.start(logger: logger)
+        guard let local = LocalDatabases.installed else { throw DatabaseNotConfigured() }
+        return try await local.start(options, logger: logger)
     }
 
     /// Runs `body` with a connection pool for the configured database.

@@ -12,14 +12,15 @@ package enum KeyConfiguration {
     /// The key file for `database`; nil with neither a setting nor the embedded database.
     package static func keyFilePath(database: DatabaseOptions) throws -> String? {
         if let keyFile = database.keyFile { return keyFile }
-        if database.url != nil { return nil }
-        let cluster = try EmbeddedCluster.locate(directory: database.dataDirectory, binDirectory: database.binDirectory)
-        return cluster.directory.path + ".key"
+        guard database.url == nil, let local = LocalDatabases.installed else { return nil }
+        return try local.keyFilePath(database)
     }
 
     /// The key ring of a command that seals or opens protected text (`work`, `rebuild`,
     /// `forget`, `keys`). Makes the embedded database's key file when it is missing.
     package static func keyRing(database: DatabaseOptions, command: String, logger: Logger) throws -> KeyRing {
+        // No database at all: that is what to say first.
+        if database.url == nil && LocalDatabases.installed == nil { throw DatabaseNotConfigured() }
         guard let path = try keyFilePath(database: database) else {
             throw KeyError("actiond \(command) needs the key file that wraps users' data keys: pass --key-file FILE or set ACTIOND_KEY_FILE (write one with actiond keys new FILE and keep it outside the database's host and backups)")
         }

@@ -51,6 +51,30 @@ struct OrderReadyWorkerTests {
         }
     }
 
+    /// The team's command line holds the operating commands and a command of its own
+    /// (`sample-orders`), whose output the operating `submit` takes; its usage errors name the
+    /// worker too.
+    @Test func itsOwnCommandStandsBesideTheOperatingOnes() async throws {
+        try await ActiondTestDatabase.with { db in
+            let help = try await run(["--help"], db)
+            for command in ["sample-orders", "work", "submit", "forget", "console"] {
+                #expect(help.standardOutput.contains("  \(command)"), "\(command) in \(help.standardOutput)")
+            }
+            let wrong = try await run(["sample-orders", "--count", "0"], db)
+            #expect(wrong.status != 0 && wrong.standardError.contains("--count must be from 1 to 10000")
+                    && wrong.standardError.contains("order-ready-worker sample-orders"), "\(wrong.standardError)")
+
+            #expect(try await run(["categories", "load", OrderEvents.categoriesFile.path], db).status == 0)
+            let sample = try await run(["sample-orders", "--count", "4", "--user", "sam"], db)
+            #expect(sample.status == 0 && sample.standardOutput.split(separator: "\n").count == 4, "\(sample.standardOutput)")
+            let submitted = try await run(["submit", "-"], db, input: sample.standardOutput)
+            #expect(submitted.status == 0, "\(submitted.standardError)")
+            #expect(try await run(["work", "--drain"], db).status == 0)
+            let orders = try await ordersReport(db)
+            #expect((1...4).allSatisfy { orders["sample-\($0)/sam"] != nil }, "\(orders.keys.sorted())")
+        }
+    }
+
     @Test func responsesAreAppliedStashedReportedAndRebuilt() async throws {
         try await ActiondTestDatabase.with { db in
             let load = try await run(["categories", "load", OrderEvents.categoriesFile.path], db)

@@ -1,3 +1,4 @@
+import ActiondPostgres
 import Foundation
 import Logging
 import PostgresNIO

@@ -1,3 +1,4 @@
+import ActiondPostgres
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
