@@ -84,9 +84,15 @@ public struct ActiondTestDatabase: Sendable {
 
     /// Runs actiond's workers, with the handlers, until no event is left waiting for an
     /// outcome (held responses and stashes are not waited for, as `actiond work --drain`).
-    public func work(concurrency: Int = 2) async throws {
+    /// An event whose handler throws runs again after `retryDelay` (doubling, no jitter), and
+    /// is dead after `maxAttempts` attempts: `work(maxAttempts: 2, retryDelay: .milliseconds(10))`
+    /// makes a dead letter in a test at once.
+    public func work(concurrency: Int = 2, maxAttempts: Int = 10, retryDelay: Duration = .seconds(1)) async throws {
+        var configuration = WorkerConfiguration(concurrency: concurrency, drain: true)
+        configuration.retry = RetryPolicy(maxAttempts: max(1, maxAttempts), baseDelay: retryDelay,
+                                          maxDelay: max(retryDelay, .seconds(300)), jitter: 0)
         try await Workers(client: database.client, keys: keys, router: EventRouter(handlers: handlers),
-                          configuration: WorkerConfiguration(concurrency: concurrency, drain: true), logger: database.logger).run()
+                          configuration: configuration, logger: database.logger).run()
     }
 
     /// The rows of a report view (`report_orders`, or `orders`), as JSON objects.
@@ -96,9 +102,18 @@ public struct ActiondTestDatabase: Sendable {
     }
 
     /// Each event's outcome by its id (`applied`, `rejected:reason`, `superseded`, `stashed`,
-    /// `dead`), for the events of `user` (or everyone's).
+    /// `dead`), for the events of `user` (or everyone's). Ids are unique per user only: when
+    /// two users' events share an id this throws instead of keeping one of them
+    /// (`outcomesByEvent(user:)` keys by user and id).
     public func outcomes(user: String? = nil) async throws -> [String: String] {
-        try await database.outcomes(user: user)
+        let byEvent = try await outcomesByEvent(user: user)
+        var outcomes: [String: String] = [:]
+        for (event, outcome) in byEvent {
+            guard outcomes.updateValue(outcome, forKey: event.id) == nil else {
+                throw TestDatabaseError("event id \(event.id) belongs to several users: read outcomesByEvent(user:), keyed by user and id")
+            }
+        }
+        return outcomes
     }
 
     /// Recomputes every projection from the log (what `actiond rebuild` does); returns whether

@@ -40,6 +40,75 @@ struct OrderReadyLibraryTests {
         }
     }
 
+    /// A handler that fails for one user: its state cannot be stored (a NaN), so that user's
+    /// response is retried and then dead, and nobody else's.
+    struct FragileHandler: CategoryHandler {
+        enum Event: HandlerEvent {
+            case measured(Double)
+            var name: String { "fragile.measured" }
+        }
+        var name: String { "fragile" }
+        var requiredPayloadKeys: [String] { ["ITEM_ID"] }
+        func stateID(for notification: SentNotification) -> String? { notification["ITEM_ID"] }
+        func respond(_ response: CheckedResponse, to state: Double?, shared: Never?) -> Decision<Event> {
+            .applied(.measured(response.key.userID == "cat" ? .nan : 1))
+        }
+        func apply(_ event: Event, to state: Double?, key: StateKey) -> Double {
+            switch event { case .measured(let value): value }
+        }
+    }
+
+    /// What a test reads, keyed by user and id; text found in clear or not; dead letters made,
+    /// retried and discarded: the kit's inspection, through the public products only.
+    @Test func outcomesByUserClearTextAndDeadLettersThroughTheKit() async throws {
+        try await ActiondTestDatabase.with(handlers: [OrderReadyHandler(), FragileHandler()]) { db in
+            let categories = FileManager.default.temporaryDirectory.appending(path: "fragile-\(UUID().uuidString).json")
+            defer { try? FileManager.default.removeItem(at: categories) }
+            let orderReady = try JSONSerialization.jsonObject(with: Data(contentsOf: Self.categories)) as! [String: Any]
+            let fragile: [String: Any] = ["identifier": "FRAGILE", "handler": "fragile", "actions": [["identifier": "POKE_ACTION", "title": "Poke"]]]
+            let all = ["categories": (orderReady["categories"] as! [Any]) + [fragile]]
+            try JSONSerialization.data(withJSONObject: all).write(to: categories)
+            try await db.loadCategories(from: categories)
+
+            func sent(_ user: String, order: String) -> String {
+                ActiondTestDatabase.eventLine("ready", "notification.sent", user: user, at: "2026-11-22T09:00:00Z",
+                                              data: #"{"request_id":"r-\#(user)","payload":{"aps":{"category":"ORDER_READY","alert":{"title":"Ready","body":"Order"}},"ORDER_ID":"\#(order)"}}"#)
+            }
+            let secret = "leave it with the neighbour at number 7"
+            let lines = [
+                sent("ana", order: "1"), sent("bo", order: "2"),
+                ActiondTestDatabase.eventLine("msg", "notification.response", user: "ana", at: "2026-11-22T09:01:00Z",
+                                              data: #"{"request_id":"r-ana","action":"MESSAGE_COURIER_ACTION","locked":false,"text":"\#(secret)"}"#),
+                ActiondTestDatabase.eventLine("item", "notification.sent", user: "cat", at: "2026-11-22T09:00:00Z",
+                                              data: #"{"request_id":"f","payload":{"aps":{"category":"FRAGILE","alert":"Item"},"ITEM_ID":"i"}}"#),
+                ActiondTestDatabase.eventLine("poke", "notification.response", user: "cat", at: "2026-11-22T09:01:00Z",
+                                              data: #"{"request_id":"f","action":"POKE_ACTION","locked":false}"#),
+            ]
+            #expect(try await db.submit(lines).allSatisfy { $0.status == "accepted" })
+            #expect(try await db.isInClear(secret), "plain SQL submit stores the text in clear until a worker takes it")
+
+            try await db.work(maxAttempts: 2, retryDelay: .milliseconds(10))
+            #expect(try await db.isInClear(secret) == false, "sealed everywhere once the workers took it")
+            typealias Key = ActiondTestDatabase.EventKey
+            let outcomes = try await db.outcomesByEvent()
+            #expect(outcomes[Key(user: "ana", id: "ready")] == "applied" && outcomes[Key(user: "bo", id: "ready")] == "applied")
+            #expect(outcomes[Key(user: "ana", id: "msg")] == "applied")
+            #expect(outcomes[Key(user: "cat", id: "poke")] == "dead")
+            await #expect(throws: (any Error).self, "two users' \"ready\" cannot be told apart by id alone") { try await db.outcomes() }
+            #expect(try await db.outcomes(user: "bo") == ["ready": "applied"])
+
+            let dead = try await db.deadLetters()
+            #expect(dead.count == 1 && dead.first?["event_id"] == .string("poke") && dead.first?["attempts"] == .number(2), "\(dead)")
+            #expect(try await db.trail(user: "cat").map { $0["event_id"] } == [.string("item"), .string("poke")])
+            #expect(try await db.retryDeadLetter(Key(user: "cat", id: "poke")))
+            #expect(try await db.retryDeadLetter(Key(user: "cat", id: "poke")) == false, "retried: no longer a dead letter")
+            try await db.work(maxAttempts: 1, retryDelay: .milliseconds(10))
+            #expect(try await db.deadLetters().count == 1, "dead again")
+            #expect(try await db.discardDeadLetter(Key(user: "cat", id: "poke")))
+            #expect(try await db.deadLetters().isEmpty)
+        }
+    }
+
     /// The rest of the kit: a read-only query, `rebuild()` and `forget(user:)`, through the
     /// public products only.
     @Test func rebuildForgetAndQueryThroughTheKit() async throws {
