@@ -40,6 +40,25 @@ struct ConsoleRoutesTests {
         }
     }
 
+    /// HEAD is GET without the body: the same status and headers (a page's own would need the
+    /// database: an asset and a missing asset show it).
+    @Test(.timeLimit(.minutes(1)))
+    func headIsAnsweredAsGetWithoutABody() async throws {
+        try await Self.application().test(.router) { client in
+            let get = try await client.execute(uri: "/assets/console.css", method: .get) { $0 }
+            try await client.execute(uri: "/assets/console.css", method: .head) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == get.headers[.contentType])
+                #expect(response.headers[.contentSecurityPolicy] == get.headers[.contentSecurityPolicy])
+                #expect(response.body.readableBytes == 0 && get.body.readableBytes > 0)
+            }
+            try await client.execute(uri: "/assets/header.mustache", method: .head) { response in
+                #expect(response.status == .notFound)
+                #expect(response.body.readableBytes == 0)
+            }
+        }
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func aRequestForAnotherNameIsMisdirectedBeforeAnyPageOrAction() async throws {
         try await Self.application().test(.router) { client in

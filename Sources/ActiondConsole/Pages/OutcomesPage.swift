@@ -1,3 +1,4 @@
+import ActiondDomain
 import ActiondPostgres
 import Foundation
 import Hummingbird
@@ -12,6 +13,8 @@ struct OutcomesPage: Sendable {
         let action: String
         let outcome: String
         let reason: String
+        /// What the reason code means (the built-in codes), shown beside it.
+        let reasonMeaning: String?
         let events: String
     }
 
@@ -40,7 +43,8 @@ struct OutcomesPage: Sendable {
             let outcome = request.uri.queryParameters["outcome"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
             let rows = try await store.outcomes(category: category, outcome: outcome).map {
                 Row(category: $0.string("category") ?? "(none)", action: $0.string("action") ?? "", outcome: $0.string("outcome") ?? "",
-                    reason: $0.string("reason") ?? "", events: Show.count($0.int("events")))
+                    reason: $0.string("reason") ?? "", reasonMeaning: Show.meaning(ofReason: $0.string("reason")),
+                    events: Show.count($0.int("events")))
             }
             let model = Model(layout: PageLayout(title: "Outcomes", current: "/outcomes", context: context),
                               category: category ?? "", outcome: outcome ?? "",

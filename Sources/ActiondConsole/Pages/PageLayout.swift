@@ -1,3 +1,4 @@
+import ActiondDomain
 import Foundation
 import HummingbirdAuth
 import Logging
@@ -48,6 +49,12 @@ enum Show {
         guard let date else { return "" }
         return date.formatted(Date.ISO8601FormatStyle(dateSeparator: .dash, dateTimeSeparator: .space, timeZone: .gmt)
             .year().month().day().time(includingFractionalSeconds: false)) + " UTC"
+    }
+
+    /// What a built-in reason code means (`RejectionReason.meaning`); nil for a code of a
+    /// team's handler, or none.
+    static func meaning(ofReason code: String?) -> String? {
+        code.flatMap(RejectionReason.init(rawValue:))?.meaning
     }
 
     static func age(seconds: Double?) -> String {

@@ -24,6 +24,7 @@ struct PersonPage: Sendable {
         let status: String
         let outcome: String
         let reason: String
+        let reasonMeaning: String?
         let attempts: String
         let decidedAt: String
         let userID: String
@@ -92,9 +93,11 @@ struct PersonPage: Sendable {
         if !byRequest {
             for view in reportViews {
                 let rows = try await store.handlerRows(view: view.name, user: query, pageSize: 50)
-                let columns = rows.first.map { Array($0.values.keys).sorted() } ?? []
-                views.append(HandlerView(name: view.name, columns: columns,
-                                         rows: rows.map { row in Cells(cells: columns.map { row.string($0) ?? "" }) }, empty: rows.isEmpty))
+                let columns = PersonPage.columns(of: view, present: rows.first.map { Set($0.values.keys) } ?? [])
+                let times = Set((view.columns + view.sharedColumns).filter { $0.type == .timestamp }.map(\.name))
+                views.append(HandlerView(name: view.name, columns: columns, rows: rows.map { row in
+                    Cells(cells: columns.map { times.contains($0) ? Show.time(row.date($0)) : row.string($0) ?? "" })
+                }, empty: rows.isEmpty))
             }
         }
         let rows = trail.map { record -> TrailRow in
@@ -105,6 +108,7 @@ struct PersonPage: Sendable {
                 category: record.string("category") ?? "", action: record.string("action") ?? "", requestID: record.string("request_id") ?? "",
                 occurredAt: Show.time(record.date("occurred_at")), submittedAt: Show.time(record.date("submitted_at")),
                 status: status, outcome: record.string("outcome") ?? "", reason: record.string("reason") ?? "",
+                reasonMeaning: Show.meaning(ofReason: record.string("reason")),
                 attempts: record.string("attempts") ?? "", decidedAt: Show.time(record.date("decided_at")),
                 userID: user, userLink: "/person" + Query.string([("q", user)]),
                 deadLink: status == "dead" ? "/dead-letters/" + (record.string("position") ?? "") : nil)
@@ -118,5 +122,15 @@ struct PersonPage: Sendable {
             events: Show.count(person?.int("events")), dead: Show.count(person?.int("dead")),
             trail: rows, nextPage: next ?? nil, views: views)
         return ConsoleResponses.html(templates.render("person", model))
+    }
+}
+
+extension PersonPage {
+    /// A handler view's columns as its view declares them (`HandlerReportViews`: the id, the
+    /// user, the state's columns, the shared state's), as `actiond report` prints them; a column
+    /// the declaration lacks (a view of another build) after them, by name.
+    static func columns(of view: ReportView, present: Set<String>) -> [String] {
+        let declared = [view.idColumn, "user_id"] + view.columns.map(\.name) + view.sharedColumns.map(\.name)
+        return declared.filter(present.contains) + present.subtracting(declared).sorted()
     }
 }

@@ -62,7 +62,7 @@ package enum ConsoleServer {
         }
         let readOnly = users == nil
         return Application(
-            router: router,
+            responder: HeadAsGetResponder(router.buildResponder()),
             server: server,
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "actiond console"),
             services: [sessions],

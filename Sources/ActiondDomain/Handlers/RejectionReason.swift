@@ -24,6 +24,25 @@ public enum RejectionReason: String, Sendable, Hashable, CaseIterable, Codable {
     case duplicateRequest = "duplicate_request"
 }
 
+extension RejectionReason {
+    /// What the code means, in one sentence, for people reading an outcome (the console shows
+    /// it beside the code).
+    public var meaning: String {
+        switch self {
+        case .unknownNotification: "The response names a notification never recorded, even after the hold window."
+        case .notYourNotification: "The response came from another user than the one the notification was sent to."
+        case .unknownAction: "The action is not one of the notification's category."
+        case .dismissNotEnabled: "A dismissal, for a category without customDismissAction."
+        case .authenticationRequired: "An action that needs the device unlocked, taken while it was locked."
+        case .invalidText: "Text where none belongs, or text empty, too long, with NUL, or unreadable."
+        case .meetingCancelled: "A response to an invitation whose meeting was cancelled."
+        case .snoozeLimit: "A snooze beyond the timer's max_snoozes."
+        case .timerStopped: "A snooze or stop after the timer was stopped (by device time)."
+        case .duplicateRequest: "A notification whose request id was already recorded."
+        }
+    }
+}
+
 extension EventOutcome {
     /// Rejected with one of the contract's reason codes.
     public static func rejected(_ reason: RejectionReason) -> EventOutcome {

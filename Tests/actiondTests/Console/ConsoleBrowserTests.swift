@@ -257,6 +257,53 @@ struct ConsoleBrowserTests {
         }
     }
 
+    /// For support: the header's search finds a person from any page; a reason code is shown
+    /// with what it means; a handler's view keeps its declared column order and the trail's
+    /// time format.
+    @Test func theHeadersSearchFindsAPersonFromAnyPageAndReasonsSayWhatTheyMean() async throws {
+        try await TestDatabase.with { db in
+            try await ConsoleFixtures.mixed(db)
+            try await db.submitEach([EventLine.json("a3", "notification.response", user: "ana", at: 9,
+                                                    data: #"{"request_id":"ana-r","action":"NOPE_ACTION","locked":false}"#)])
+            _ = try await ActiondProcess.run(["work", "--drain"], database: db.url)
+            try await Self.withBrowser(db, people: nil) { browser, console in
+                for page in ["/outcomes", "/categories", "/audit"] {
+                    try await browser.navigate(to: console.base + page)
+                    let search = try await browser.findElement(css: "header form.search input[name=q]")
+                    try await search.sendKeys("bo")
+                    try await browser.findElement(css: "header form.search button").click()
+                    _ = try await browser.waitForElement(css: "main table tbody tr")
+                    #expect(try await browser.currentURL().hasSuffix("/person?q=bo"), "from \(page)")
+                    #expect(try await browser.pageSource().contains("t1"), "bo's timer, found from \(page)")
+                }
+                try await Self.shot(browser, "header-search")
+
+                let meaning = "The action is not one of the notification's category."
+                try await browser.navigate(to: console.base + "/person?q=ana")
+                var rejected: [String] = []
+                for row in try await browser.findElements(css: "main table tbody tr") {
+                    let text = try await row.text()
+                    if text.contains("unknown_action") { rejected.append(text) }
+                }
+                #expect(rejected.count == 1 && rejected.first?.contains(meaning) == true, "the trail says what unknown_action means: \(rejected)")
+                let invitations = try await browser.executeScript("""
+                    return Array.from(document.querySelectorAll('h2')).filter(h => h.textContent === 'report_invitations')
+                        .map(h => Array.from(h.nextElementSibling.querySelectorAll('th')).map(t => t.textContent).join(','))[0] || ''
+                    """).string ?? ""
+                #expect(invitations == "meeting_id,user_id,response,responded_at,opened_at,dismissed_at,meeting_status", "\(invitations)")
+                let respondedAt = try await browser.executeScript("""
+                    return Array.from(document.querySelectorAll('h2')).filter(h => h.textContent === 'report_invitations')
+                        .map(h => h.nextElementSibling.querySelector('tbody tr').children[3].textContent)[0] || ''
+                    """).string ?? ""
+                #expect(respondedAt.hasSuffix(" UTC") && respondedAt.count == "2026-11-22 09:02:00 UTC".count, "the trail's format: \(respondedAt)")
+                try await Self.shot(browser, "reason-meaning")
+
+                try await browser.navigate(to: console.base + "/outcomes")
+                #expect(try await browser.pageSource().contains(meaning), "the outcomes page says it too")
+            }
+        }
+    }
+
     @Test func aForgottenPersonsPageShowsTheirTrailAsForgottenWithoutAnError() async throws {
         // A key file of the test's own: a forget is written to the key file's forgotten list.
         let keyFile = try ProtectedTextTests.privateKeyFile()
