@@ -554,6 +554,17 @@ CREATE TABLE actiond.retired_keks (
 
 COMMENT ON TABLE actiond.retired_keks IS 'KEKs that actiond keys rotate --retire-old retired: no data key is wrapped under them again.';
 
+-- Name: schema_definitions; Type: TABLE; Schema: actiond; Owner: -
+
+CREATE TABLE actiond.schema_definitions (
+    object text NOT NULL,
+    hash text NOT NULL
+);
+
+-- Name: TABLE schema_definitions; Type: COMMENT; Schema: actiond; Owner: -
+
+COMMENT ON TABLE actiond.schema_definitions IS 'Each function''s and view''s live definition (its SHA-256) as migrate left it: what schema_drift compares with.';
+
 -- Name: schema_migrations; Type: TABLE; Schema: actiond; Owner: -
 
 CREATE TABLE actiond.schema_migrations (
@@ -748,6 +759,11 @@ ALTER TABLE ONLY actiond.requeued_events
 
 ALTER TABLE ONLY actiond.retired_keks
     ADD CONSTRAINT retired_keks_pkey PRIMARY KEY (kek_id);
+
+-- Name: schema_definitions schema_definitions_pkey; Type: CONSTRAINT; Schema: actiond; Owner: -
+
+ALTER TABLE ONLY actiond.schema_definitions
+    ADD CONSTRAINT schema_definitions_pkey PRIMARY KEY (object);
 
 -- Name: schema_migrations schema_migrations_pkey; Type: CONSTRAINT; Schema: actiond; Owner: -
 

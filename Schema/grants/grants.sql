@@ -12,6 +12,7 @@ grant usage on schema actiond to actiond_producer, actiond_worker, actiond_reade
 
 -- Every role may ask whether the schema is its build's (and is told to migrate when not).
 grant execute on function actiond.schema_checksums() to actiond_producer, actiond_worker, actiond_reader, actiond_operator;
+grant execute on function actiond.schema_drift() to actiond_worker, actiond_reader;
 
 -- Producers submit, and do nothing else: the functions check every rule and write as owner.
 grant execute on function actiond.submit(jsonb), actiond.submit_many(jsonb[]) to actiond_producer;

@@ -37,7 +37,7 @@ struct ConsoleAuditMigrationTests {
                 #expect(try await db.scalar("SELECT to_regclass('actiond.console_audit') IS NULL", as: Bool.self))
 
                 let report = try await Migrator(client: db.client, logger: db.logger).migrate()
-                #expect(report.applied == ["011_console_audit.sql", "012_stream_probes.sql", "013_no_statistics_of_documents.sql", "014_request_id_column.sql", "015_retired_keks.sql", "016_partitions_attached_live.sql", "017_console_operator.sql"])
+                #expect(report.applied == Migration.names(from: "011_console_audit.sql"))
                 #expect(try await db.strings(sql: "SELECT indexdef FROM pg_indexes WHERE schemaname = 'actiond' AND indexname = 'projections_user'")
                         == ["CREATE INDEX projections_user ON actiond.projections USING btree (user_id, kind, stream_id) WHERE (user_id <> ''::text)"])  // 012 adds the stream
                 #expect(try await db.strings(sql: """

@@ -33,7 +33,7 @@ struct CounterRoutesMigrationTests {
                 }
 
                 let report = try await Migrator(client: db.client, logger: db.logger).migrate()
-                #expect(report.applied == ["007_counter_routes.sql", "008_domain_event_indexes.sql", "009_log_as_queue.sql", "010_one_word_per_idea.sql", "011_console_audit.sql", "012_stream_probes.sql", "013_no_statistics_of_documents.sql", "014_request_id_column.sql", "015_retired_keks.sql", "016_partitions_attached_live.sql", "017_console_operator.sql"])
+                #expect(report.applied == Migration.names(from: "007_counter_routes.sql"))
                 #expect(try await db.strings("SELECT action || ':' || outcome || ':' || events FROM actiond.report_outcomes ORDER BY action")
                         == ["SNOOZE_ACTION:rejected:4", "meeting.cancelled:applied:3"])
                 #expect(try await db.strings("SELECT counter_key FROM actiond.outcome_counts ORDER BY counter_key, action") == ["17", "17", "3"])

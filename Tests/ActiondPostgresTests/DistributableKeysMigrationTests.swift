@@ -58,7 +58,7 @@ struct DistributableKeysMigrationTests {
                 }
 
                 let report = try await Migrator(client: db.client, logger: db.logger).migrate()
-                #expect(report.applied == ["004_distributable_keys.sql", "005_protected_text.sql", "006_trail.sql", "007_counter_routes.sql", "008_domain_event_indexes.sql", "009_log_as_queue.sql", "010_one_word_per_idea.sql", "011_console_audit.sql", "012_stream_probes.sql", "013_no_statistics_of_documents.sql", "014_request_id_column.sql", "015_retired_keks.sql", "016_partitions_attached_live.sql", "017_console_operator.sql"])
+                #expect(report.applied == Migration.names(from: "004_distributable_keys.sql"))
 
                 #expect(try await db.strings("SELECT e.id || ':' || o.user_id || ':' || o.outcome FROM actiond.outcomes o JOIN actiond.events e USING (user_id, position) ORDER BY e.id")
                         == ["e1:ana:applied", "e2:ana:dead"], "each outcome found its user")

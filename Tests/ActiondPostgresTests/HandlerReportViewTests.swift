@@ -67,7 +67,8 @@ struct HandlerReportViewTests {
 
             // Dropped by hand: the next migrate puts it back.
             try await db.client.query("DROP VIEW actiond.report_crates", logger: db.logger).drain()
-            #expect(try await Migrator(client: db.client, logger: db.logger, handlers: try CategoryHandlers([wider])).migrate().views == ["report_crates"])
+            let restored = try await Migrator(client: db.client, logger: db.logger, handlers: try CategoryHandlers([wider])).migrate()
+            #expect(restored.views.contains("report_crates") && restored.restored == ["view actiond.report_crates (missing)"], "\(restored)")
             #expect(try await columns(db, "report_crates").count == 4)
         }
     }

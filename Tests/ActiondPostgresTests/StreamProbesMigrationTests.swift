@@ -25,7 +25,7 @@ struct StreamProbesMigrationTests {
                     try await connection.query("RESET ROLE", logger: db.logger).drain()
                 }
                 let report = try await Migrator(client: db.client, logger: db.logger).migrate()
-                #expect(report.applied == ["012_stream_probes.sql", "013_no_statistics_of_documents.sql", "014_request_id_column.sql", "015_retired_keks.sql", "016_partitions_attached_live.sql", "017_console_operator.sql"])
+                #expect(report.applied == Migration.names(from: "012_stream_probes.sql"))
                 #expect(try await db.strings(sql: "SELECT indexdef FROM pg_indexes WHERE schemaname = 'actiond' AND indexname = 'projections_user'")
                         == ["CREATE INDEX projections_user ON actiond.projections USING btree (user_id, kind, stream_id) WHERE (user_id <> ''::text)"])
                 #expect(try await db.strings(sql: "SELECT count(*)::text FROM actiond.projections") == ["\(Self.meetings)"])

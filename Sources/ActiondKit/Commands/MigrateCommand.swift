@@ -3,6 +3,7 @@ import ActiondPostgres
 import ActiondRuntime
 import ActiondSealing
 import ArgumentParser
+import Logging
 
 struct MigrateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -14,8 +15,12 @@ struct MigrateCommand: AsyncParsableCommand {
     @Flag(help: "Then distribute the per-user tables by user on the Citus cluster whose coordinator the database is (the citus extension and its worker nodes must be set up; docs/citus.md). Idempotent.")
     var citus = false
 
+    @Flag(help: "Change nothing: list every function and view whose live definition differs from what migrate applied (replaced, dropped or added by hand), and whether the schema is this build's; exit 1 when anything differs. A worker's or reader's login may run it.")
+    var check = false
+
     func run() async throws {
         let logger = try options.makeLogger()
+        if check { return try await runCheck(logger: logger) }
         try await Database.withClient(options.database, logger: logger) { client, url in
             let report = try await Migrator(client: client, logger: logger, handlers: Installed.handlers).migrate(citus: citus)
             print("database: \(url)")
@@ -39,6 +44,7 @@ struct MigrateCommand: AsyncParsableCommand {
             } else if !clear.complete {
                 print("could not tell within 5 s whether protected text from before sealing is still in clear: run \(Installed.commandName) keys reseal to be sure")
             }
+            for object in report.restored { print("restored \(object): its live definition differed from what migrate had applied") }
             if report.objects > 0 { print("applied \(report.objects) functions, views and grants (Schema/functions, views, grants)") }
             for view in report.views { print("installed handler report view \(view)") }
             if let version = report.loadedDefaultCategories {
@@ -65,6 +71,26 @@ struct MigrateCommand: AsyncParsableCommand {
                     \(Migration.advisoryLocksFile)
                     """)
             }
+        }
+    }
+
+    /// `migrate --check`: the schema's files and the live definitions against this build, changing nothing.
+    private func runCheck(logger: Logger) async throws {
+        try await Database.withClient(options.database, logger: logger) { client, _ in
+            let migrator = Migrator(client: client, logger: logger, handlers: Installed.handlers)
+            do {
+                try await migrator.checkCurrent()
+            } catch let error as MigrationError {
+                print("schema: \(error.description)")
+                throw ExitCode(1)
+            }
+            let drift = try await migrator.drift()
+            for object in drift { print("drift: \(object): its live definition differs from what migrate applied") }
+            guard drift.isEmpty else {
+                print("\(drift.count) object(s) differ: run `\(Installed.commandName) migrate` to apply this build's definitions again")
+                throw ExitCode(1)
+            }
+            print("schema current: every function and view is as migrate applied it")
         }
     }
 }

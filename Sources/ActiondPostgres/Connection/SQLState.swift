@@ -32,6 +32,7 @@ package struct SQLState: RawRepresentable, Hashable, Sendable, ExpressibleByStri
     package static let insufficientPrivilege: SQLState = "42501"
     package static let nameTooLong: SQLState = "42622"
     package static let undefinedFunction: SQLState = "42883"
+    package static let undefinedTable: SQLState = "42P01"
     package static let tooManyConnections: SQLState = "53300"
     package static let programLimitExceeded: SQLState = "54000"
     package static let lockNotAvailable: SQLState = "55P03"

@@ -33,6 +33,9 @@ package struct Migrator: Sendable {
         package var views: [String] = []
         /// How many functions, views and grants this run applied (0: all were current).
         package var objects: Int = 0
+        /// Functions and views whose live definition had drifted from what migrate applied
+        /// (`schema_drift`: replaced, dropped or added by hand), which this run put back.
+        package var restored: [String] = []
         /// What `migrate --citus` distributed (nil without `--citus`).
         package var citus: CitusDistribution.Report?
         /// The database has the citus extension but its tables are not distributed.
@@ -90,6 +93,8 @@ package struct Migrator: Sendable {
                        AND NOT EXISTS (SELECT FROM actiond.shard_ranges)
                     """, logger: logger).collect().first?.decode(Bool.self) ?? false
                 report.advisoryLocksOpen = try await Self.openAdvisoryLockFunctions(on: connection, logger: logger) + nodesOpen
+                try await recordDefinitions(changed: report.objects > 0 || !report.views.isEmpty || !report.restored.isEmpty
+                                                || !report.applied.isEmpty || report.citus != nil, on: connection)
                 try await connection.query("RESET ROLE", logger: logger).drain()
                 try await advisory("SELECT pg_advisory_unlock(\(Self.lockKey))", on: connection)
                 return report
@@ -157,6 +162,35 @@ package struct Migrator: Sendable {
                 message: applied.isEmpty
                     ? "is missing (or not readable by role \(role)), and \(role) may not create it: run `actiond migrate` first, as a member of actiond_owner"
                     : "is not the one this build expects, and role \(role) may not migrate it: run `actiond migrate` first, as a member of actiond_owner")
+        }
+    }
+
+    /// What drift is measured against: every function's and view's live definition as this
+    /// run left it, recorded when the run `changed` any (or none is recorded yet).
+    private func recordDefinitions(changed: Bool, on connection: PostgresConnection) async throws {
+        if !changed {
+            let recorded = try await connection.query("SELECT EXISTS (SELECT FROM actiond.schema_definitions)", logger: logger)
+                .collect().first?.decode(Bool.self) ?? false
+            if recorded { return }
+        }
+        try await connection.transaction(logger: logger) { connection in
+            try await connection.query("DELETE FROM actiond.schema_definitions", logger: logger).drain()
+            try await connection.query("INSERT INTO actiond.schema_definitions (object, hash) SELECT object, hash FROM actiond.live_definitions()",
+                                       logger: logger).drain()
+        }
+    }
+
+    /// The functions and views whose live definition differs from what migrate last applied
+    /// (`schema_drift`), one line each (`function actiond.claim(…) (changed)`); empty when the
+    /// database runs exactly that. Throws `notMigrated` for a database migrate has not
+    /// brought to this build (checkCurrent says why).
+    package func drift() async throws -> [String] {
+        do {
+            return try await client.query("SELECT object || ' (' || change || ')' FROM actiond.schema_drift()", logger: logger)
+                .collect().map { try $0.decode(String.self) }
+        } catch let error as PSQLError where [.invalidSchemaName, .undefinedFunction, .undefinedTable].contains(error.sqlState) {
+            try await checkCurrent()
+            throw error
         }
     }
 
@@ -278,7 +312,17 @@ package struct Migrator: Sendable {
             report.applied.append(migration.name)
         }
 
-        report.objects = try await applyObjects(on: connection, distributed: try await Self.isDistributed(connection, logger: logger))
+        // A definition changed by hand since the last migrate (its file's checksum unchanged):
+        // every function, view and grant is applied again, the handlers' views too. (A
+        // database migrated before 018 has no record yet: nothing to compare, nothing forced.)
+        let recordedDefinitions = try await connection.query("SELECT count(*) FROM actiond.schema_definitions", logger: logger)
+            .collect().first?.decode(Int.self) ?? 0
+        if recordedDefinitions > 0 {
+            report.restored = try await connection.query("SELECT object || ' (' || change || ')' FROM actiond.schema_drift()", logger: logger)
+                .collect().map { try $0.decode(String.self) }
+        }
+        report.objects = try await applyObjects(on: connection, distributed: try await Self.isDistributed(connection, logger: logger),
+                                                force: !report.restored.isEmpty)
 
         let versions = try await connection.query("SELECT count(*) FROM actiond.category_versions", logger: logger)
             .collect().first?.decode(Int.self) ?? 0
@@ -287,7 +331,7 @@ package struct Migrator: Sendable {
             let result = try await CategoryStore.load(registry, on: connection, logger: logger)
             report.loadedDefaultCategories = result.version
         }
-        report.views = try await HandlerReportViews.install(handlers, on: connection, logger: logger)
+        report.views = try await HandlerReportViews.install(handlers, on: connection, logger: logger, force: !report.restored.isEmpty)
         return report
     }
 
@@ -300,7 +344,7 @@ package struct Migrator: Sendable {
     /// Re-applies every function, view and the grants when any file differs from what the
     /// database recorded (`distributed`: with the functions' Citus variants); returns how many
     /// objects were applied (0: all were current).
-    private func applyObjects(on connection: PostgresConnection, distributed: Bool) async throws -> Int {
+    private func applyObjects(on connection: PostgresConnection, distributed: Bool, force: Bool = false) async throws -> Int {
         let objects = SchemaObject.installed(self.objects, distributed: distributed)
         try await connection.query("""
             CREATE TABLE IF NOT EXISTS actiond.schema_objects (
@@ -314,7 +358,7 @@ package struct Migrator: Sendable {
         let rows = try await connection.query("SELECT path, checksum FROM actiond.schema_objects", logger: logger)
         for try await (path, checksum) in rows.decode((String, String).self) { recorded[path] = checksum }
         let wanted = Dictionary(uniqueKeysWithValues: zip(objects.map(\.path), checksums))
-        if recorded == wanted { return 0 }
+        if recorded == wanted && !force { return 0 }
         logger.info("applying functions, views and grants", metadata: ["objects": "\(objects.count)"])
         try await connection.transaction(logger: logger) { connection in
             // Bodies refer to each other in any order; each is checked when it first runs.

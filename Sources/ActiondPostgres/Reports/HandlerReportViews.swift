@@ -53,7 +53,7 @@ enum HandlerReportViews {
     }
 
     /// Creates or re-creates the views of `handlers` whose definition changed; returns their names.
-    static func install(_ handlers: CategoryHandlers, on connection: PostgresConnection, logger: Logger) async throws -> [String] {
+    static func install(_ handlers: CategoryHandlers, on connection: PostgresConnection, logger: Logger, force: Bool = false) async throws -> [String] {
         var installed: [String] = []
         for (handler, view) in handlers.reportViews {
             guard let kinds = handlers.kinds(of: handler) else { continue }
@@ -63,7 +63,7 @@ enum HandlerReportViews {
             let current = try await connection.query(
                 "SELECT handler, checksum, to_regclass('actiond.' || name) IS NOT NULL FROM actiond.handler_views WHERE name = \(view.name)",
                 logger: logger).collect().first?.decode((String, String, Bool).self)
-            if let current, current.1 == checksum, current.2 { continue }
+            if let current, current.1 == checksum, current.2, !force { continue }
             if let current, current.0 != handler {
                 throw MigrationError(code: .statementFailed, migration: "view \(view.name)",
                                      message: "actiond.\(view.name) is handler \(current.0)'s report view; handler \(handler) must name its view otherwise")

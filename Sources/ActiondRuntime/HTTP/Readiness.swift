@@ -19,6 +19,7 @@ package final class Readiness: Service, Sendable {
     private let migrator: Migrator
     private let health: WorkerHealth
     private let interval: Duration
+    private let driftInterval: Duration
     private let timeout: Duration
     private let logger: Logger
     private let latest = Mutex<Check?>(nil)
@@ -26,10 +27,11 @@ package final class Readiness: Service, Sendable {
 
     /// `handlers`: the build's, whose report views are part of the expected schema.
     package init(client: PostgresClient, handlers: CategoryHandlers, health: WorkerHealth,
-                 interval: Duration = .seconds(2), timeout: Duration = .seconds(3), logger: Logger) {
+                 interval: Duration = .seconds(2), driftInterval: Duration = .seconds(30), timeout: Duration = .seconds(3), logger: Logger) {
         migrator = Migrator(client: client, logger: logger, handlers: handlers)
         self.health = health
         self.interval = interval
+        self.driftInterval = driftInterval
         self.timeout = timeout
         self.logger = logger
     }
@@ -37,12 +39,22 @@ package final class Readiness: Service, Sendable {
     package func run() async {
         await cancelWhenGracefulShutdown { [self] in
             var expected: [String: String]?
+            // Drift (a definition changed by hand since migrate) is looked for every
+            // `driftInterval`: hashing every definition costs the server a few milliseconds.
+            var drift: (found: [String], at: ContinuousClock.Instant)?
             while !Task.isCancelled {
                 let problem: String?
                 do {
                     if expected == nil { expected = try await migrator.expectedChecksums() }
                     try await migrator.checkCurrent(expected: expected)
-                    problem = nil
+                    if drift == nil || drift!.at.duration(to: .now) >= driftInterval {
+                        drift = (try await migrator.drift(), .now)
+                    }
+                    if let found = drift?.found, let first = found.first {
+                        problem = "schema drift: \(first)\(found.count > 1 ? " and \(found.count - 1) more" : "") differs from what migrate applied: run actiond migrate"
+                    } else {
+                        problem = nil
+                    }
                 } catch let error as MigrationError {
                     problem = error.description
                 } catch is CancellationError {
