@@ -11,20 +11,13 @@ import Testing
 /// binary: actiondTests' MigrateCheckTests.)
 @Suite("Schema drift", .timeLimit(.minutes(2)))
 struct SchemaDriftTests {
-    static let handMade = """
-        create or replace function actiond.queue_depth()
-        returns table (status text, events bigint, oldest_age_seconds double precision)
-        language sql stable security definer set search_path = actiond, pg_temp
-        as $$ select 'made by hand'::text, 0::bigint, 0::float8 $$
-        """
-
     @Test func aFunctionChangedByHandIsReportedByReadinessAndRestoredByMigrate() async throws {
         try await TestDatabase.with { db in
             let migrator = Migrator(client: db.client, logger: db.logger)
             #expect(try await migrator.drift().isEmpty, "a database as migrate left it")
             try await db.client.withConnection { connection in
                 try await connection.query("SET ROLE actiond_owner", logger: db.logger).drain()
-                try await connection.query(PostgresQuery(unsafeSQL: Self.handMade), logger: db.logger).drain()
+                try await connection.query(PostgresQuery(unsafeSQL: HandMadeDefinition.queueDepth), logger: db.logger).drain()
                 try await connection.query("CREATE FUNCTION actiond.made_by_hand() RETURNS int LANGUAGE sql AS $$ SELECT 1 $$", logger: db.logger).drain()
                 try await connection.query("RESET ROLE", logger: db.logger).drain()
             }

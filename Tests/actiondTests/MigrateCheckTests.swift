@@ -8,13 +8,6 @@ import Testing
 /// by hand and exits 1; `actiond migrate` restores it and says so; then the check passes.
 @Suite("migrate --check", .timeLimit(.minutes(2)))
 struct MigrateCheckTests {
-    static let handMade = """
-        create or replace function actiond.queue_depth()
-        returns table (status text, events bigint, oldest_age_seconds double precision)
-        language sql stable security definer set search_path = actiond, pg_temp
-        as $$ select 'made by hand'::text, 0::bigint, 0::float8 $$
-        """
-
     @Test func aFunctionChangedByHandIsListedAndMigrateRestoresIt() async throws {
         try await TestDatabase.with { db in
             let clean = try await ActiondProcess.run(["migrate", "--check"], database: db.url)
@@ -22,7 +15,7 @@ struct MigrateCheckTests {
 
             try await db.client.withConnection { connection in
                 try await connection.query("SET ROLE actiond_owner", logger: db.logger).drain()
-                try await connection.query(PostgresQuery(unsafeSQL: Self.handMade), logger: db.logger).drain()
+                try await connection.query(PostgresQuery(unsafeSQL: HandMadeDefinition.queueDepth), logger: db.logger).drain()
                 try await connection.query("RESET ROLE", logger: db.logger).drain()
             }
             let drifted = try await ActiondProcess.run(["migrate", "--check"], database: db.url)
