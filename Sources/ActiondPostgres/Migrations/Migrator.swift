@@ -165,35 +165,6 @@ package struct Migrator: Sendable {
         }
     }
 
-    /// What drift is measured against: every function's and view's live definition as this
-    /// run left it, recorded when the run `changed` any (or none is recorded yet).
-    private func recordDefinitions(changed: Bool, on connection: PostgresConnection) async throws {
-        if !changed {
-            let recorded = try await connection.query("SELECT EXISTS (SELECT FROM actiond.schema_definitions)", logger: logger)
-                .collect().first?.decode(Bool.self) ?? false
-            if recorded { return }
-        }
-        try await connection.transaction(logger: logger) { connection in
-            try await connection.query("DELETE FROM actiond.schema_definitions", logger: logger).drain()
-            try await connection.query("INSERT INTO actiond.schema_definitions (object, hash) SELECT object, hash FROM actiond.live_definitions()",
-                                       logger: logger).drain()
-        }
-    }
-
-    /// The functions and views whose live definition differs from what migrate last applied
-    /// (`schema_drift`), one line each (`function actiond.claim(…) (changed)`); empty when the
-    /// database runs exactly that. Throws `notMigrated` for a database migrate has not
-    /// brought to this build (checkCurrent says why).
-    package func drift() async throws -> [String] {
-        do {
-            return try await client.query("SELECT object || ' (' || change || ')' FROM actiond.schema_drift()", logger: logger)
-                .collect().map { try $0.decode(String.self) }
-        } catch let error as PSQLError where [.invalidSchemaName, .undefinedFunction, .undefinedTable].contains(error.sqlState) {
-            try await checkCurrent()
-            throw error
-        }
-    }
-
     /// Runs an advisory lock statement of migrate's own (a session lock, whoever takes it) as
     /// the connecting role, or, once the functions are fenced (`roles/advisory_locks.sql`) and
     /// the role does not inherit actiond_owner's rights, as actiond_owner.
@@ -318,7 +289,7 @@ package struct Migrator: Sendable {
         let recordedDefinitions = try await connection.query("SELECT count(*) FROM actiond.schema_definitions", logger: logger)
             .collect().first?.decode(Int.self) ?? 0
         if recordedDefinitions > 0 {
-            report.restored = try await connection.query("SELECT object || ' (' || change || ')' FROM actiond.schema_drift()", logger: logger)
+            report.restored = try await connection.query(PostgresQuery(unsafeSQL: Self.driftQuery), logger: logger)
                 .collect().map { try $0.decode(String.self) }
         }
         report.objects = try await applyObjects(on: connection, distributed: try await Self.isDistributed(connection, logger: logger),
