@@ -105,6 +105,18 @@ CREATE TABLE actiond.category_actions (
     text_input_placeholder text
 );
 
+-- Name: category_pauses; Type: TABLE; Schema: actiond; Owner: -
+
+CREATE TABLE actiond.category_pauses (
+    category text NOT NULL,
+    paused_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT category_pauses_category_check CHECK ((category <> ''::text))
+);
+
+-- Name: TABLE category_pauses; Type: COMMENT; Schema: actiond; Owner: -
+
+COMMENT ON TABLE actiond.category_pauses IS 'Paused categories: a user whose next waiting event is of one waits, later events included.';
+
 -- Name: category_versions; Type: TABLE; Schema: actiond; Owner: -
 
 CREATE TABLE actiond.category_versions (
@@ -629,6 +641,11 @@ ALTER TABLE ONLY actiond.categories
 
 ALTER TABLE ONLY actiond.category_actions
     ADD CONSTRAINT category_actions_pkey PRIMARY KEY (version, action);
+
+-- Name: category_pauses category_pauses_pkey; Type: CONSTRAINT; Schema: actiond; Owner: -
+
+ALTER TABLE ONLY actiond.category_pauses
+    ADD CONSTRAINT category_pauses_pkey PRIMARY KEY (category);
 
 -- Name: category_versions category_versions_pkey; Type: CONSTRAINT; Schema: actiond; Owner: -
 

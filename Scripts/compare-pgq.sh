@@ -1,34 +1,33 @@
 #!/usr/bin/env bash
 # compare-pgq.sh: PgQ beside actiond on the same PostgreSQL server, back to back.
 #
-# What it measures
-#   1. PgQ (Skytools' queue, Debian's postgresql-15-pgq3 and pgqd): a fresh database
-#      pgq_bench, the pgq extension, one queue, one registered consumer, pgqd as the
-#      ticker (every 0.1 s; the queue's ticker_max_lag set to the same period, so the last
-#      events wait one tick, not PgQ's default 3 s). P producer sessions (default 8) insert
-#      N events (default 1,000,000; ~300-byte JSON payloads shaped like actiond's events)
-#      with pgq.insert_event, 10 per transaction, while one consumer follows the queue
-#      live on one long-lived connection: pgq.next_batch, pgq.get_batch_events (each
-#      event's JSON parsed), pgq.finish_batch, commit. Producers and consumer are
-#      Scripts/pgq/pgq_phase.py processes (Python, psycopg 3).
-#      events/s = N / (wall time from the producers' start signal to the consumer having
-#      consumed all N).
-#   2. One event per transaction, the producer's call (pgbench, as PostgreSQL's own load
-#      tool, for both, so that the client costs the same): P clients (default 8), each
-#      transaction one statement, both prepared once per session (-M prepared, as drivers
-#      that cache statements send it) and as a simple query (-M simple: parsed and planned
-#      every call), the two modes alternating within each round, the same
-#      notification.response envelope (a new uuid id,
-#      one of 10,000 users): `select pgq.insert_event(queue, type, envelope)` into a fresh
-#      PgQ queue, then `select actiond.submit(envelope)` into a freshly migrated actiond
+# What it measures: each system the same two ways, fed by the same producers (pgbench, C,
+# each call prepared once per session: P clients, default 8, each transaction one statement
+# of B calls, default 10, as fast as the server takes them; the same ~300-byte
+# notification.sent envelope, one of 10,000 users), so that each ratio divides like by like:
+#   1. live: producers and consumer at once, the clock from the producers' start until every
+#      event is consumed. PgQ (Skytools' queue, Debian's postgresql-15-pgq3 and pgqd; a fresh
+#      database, one queue, one registered consumer following it on one connection:
+#      pgq.next_batch, pgq.get_batch_events with each event's JSON parsed, pgq.finish_batch,
+#      commit; pgqd ticking every 0.1 s, the queue's ticker_max_lag the same, so the last
+#      events wait one tick, not PgQ's default 3 s): Scripts/pgq/pgq_phase.py, N events
+#      (default 1,000,000). actiond: pgbench calling actiond.submit while one `actiond work`
+#      (default settings) decides: Scripts/pgq/actiond_live.py, N2 events (default 200,000),
+#      each checked to have exactly one outcome.
+#   2. drain: a backlog inserted first, then the clock from the consumer's start until it is
+#      all consumed. PgQ: the same N events into a second queue, then its consumer. actiond:
+#      `actiond bench --events N2 --json FILE`'s end_to_end phase (a backlog of N2 mixed
+#      events drained by `actiond work --drain`: handlers, outcomes, projections, sealing;
+#      the run's bulk_submit rate and raw ceiling are printed below the table).
+#   3. One event per transaction, the producer's call: P pgbench clients, each transaction
+#      one statement, prepared (-M prepared, as drivers that cache statements send it) and as
+#      a simple query (-M simple: parsed and planned every call), the two modes alternating
+#      within each round, the same notification.response envelope (a new uuid id, one of
+#      10,000 users): `select pgq.insert_event(queue, type, envelope)` into a fresh PgQ
+#      queue, then `select actiond.submit(envelope)` into a freshly migrated actiond
 #      database; alternating, --single-rounds times each (default 2), --single-seconds each
 #      (default 15). The row is the mean transactions/s, and actiond's as a share of PgQ's.
 #      No actiond worker runs (a producer then does not notify: wake_workers).
-#   3. actiond: `actiond bench --events N2 --json FILE` (default N2 200,000) on the same
-#      server; the row is its end_to_end phase: a backlog of N2 mixed events, already
-#      submitted, drained by `actiond work --drain` (handlers, outcomes, projections,
-#      sealing). Its bulk_submit rate and the raw ceiling (bare-table claim with SKIP
-#      LOCKED, delete, commit) of the same run are printed below the table.
 #
 # How to read the table
 #   events/s           throughput of the row's pipeline.
@@ -37,14 +36,16 @@
 #                      and all its children (exited backends included, through the
 #                      postmaster's cutime/cstime), autovacuum and checkpointer too; other
 #                      clusters on the machine count for nothing.
-#     client side      PgQ: producers + consumer + pgqd (each from its start signal, not
-#                      its interpreter start-up). actiond: the worker process.
+#     client side      PgQ: producers (live only) + consumer + pgqd (the consumer from its
+#                      start signal, not its interpreter start-up). actiond: the worker
+#                      process, and the producers in the live row.
 #     total            PostgreSQL + client side.
 #   WAL B/event        WAL the server wrote per event over the phase.
-#   The two rows do not do the same work: the PgQ row produces and consumes at once and
-#   its consumer only parses the events; the actiond row only drains (submission is its
-#   bulk_submit figure) and decides every event. Read the PgQ row as what moving an event
-#   through PostgreSQL costs at least, and the actiond row as what actiond adds to that.
+#   Each actiond row names the PgQ row it divides by: live by live, drain by drain. The
+#   two systems still do not do the same work: PgQ's consumer only parses each event,
+#   actiond decides it (an outcome, domain events, state, sealing). Read PgQ's rows as what
+#   moving an event through PostgreSQL costs at least, and actiond's as what deciding it
+#   adds. A drain's producers ran before its clock and count for nothing in its row.
 #   Figures of a debug build of actiond are not worth keeping: build the release one with
 #   `swift build -c release --product actiond`. Run on an otherwise idle machine: PgQ's
 #   producers and consumer and actiond's worker share its cores with the server.
@@ -74,14 +75,15 @@ Options:
                          swift build -c release --product actiond)
   --data-dir DIR         the embedded cluster's folder (default: .actiond/postgres);
                          ignored when ACTIOND_DATABASE_URL or DATABASE_URL is set
-  --events N             PgQ events (default: 1000000)
-  --actiond-events N     events of actiond bench's end-to-end backlog (default: 200000)
+  --events N             PgQ events, live and drained (default: 1000000)
+  --actiond-events N     events of actiond's live run and of actiond bench's end-to-end
+                         backlog (default: 200000)
   --producers P          PgQ producer sessions (default: 8)
   --batch N              PgQ events per producer transaction (default: 10)
   --ticker-period S      pgqd's ticker_period and the queue's ticker_max_lag (default: 0.1)
   --quick                smoke run: 20000 PgQ events, actiond bench --quick
-  --skip-pgq             only the actiond phase
-  --skip-actiond         only the PgQ phase
+  --skip-pgq             only actiond's phases
+  --skip-actiond         only PgQ's phases
   --skip-single          leave out the one-event-per-transaction comparison
   --single-seconds S     pgbench seconds of each one-event round (default: 15)
   --single-rounds N      one-event rounds of each system, alternating (default: 2)
@@ -100,6 +102,7 @@ ACTIOND=".build/release/actiond"
 DATA_DIR=".actiond/postgres"
 EVENTS=1000000
 ACTIOND_EVENTS=200000
+LIVE_EVENTS=""
 PRODUCERS=8
 BATCH=10
 TICKER=0.1
@@ -146,7 +149,12 @@ for number in "$EVENTS" "$ACTIOND_EVENTS" "$PRODUCERS" "$BATCH" "$SINGLE_SECONDS
 done
 [[ $TICKER =~ ^[0-9]*\.?[0-9]+$ ]] || die "not a number of seconds: $TICKER"
 if [[ $QUICK == 1 && $EVENTS_SET == 0 ]]; then EVENTS=20000; fi
-if [[ $QUICK == 1 ]]; then SINGLE_SECONDS=3; SINGLE_ROUNDS=1; fi
+if [[ $QUICK == 1 ]]; then SINGLE_SECONDS=3; SINGLE_ROUNDS=1; LIVE_EVENTS=8000; fi
+# The live run's events: the backlog's, rounded down to whole producer transactions.
+PER_ROUND=$((PRODUCERS * BATCH))
+[[ -n $LIVE_EVENTS ]] || LIVE_EVENTS=$(( (ACTIOND_EVENTS / PER_ROUND) * PER_ROUND ))
+(( LIVE_EVENTS > 0 )) || die "--actiond-events must be at least producers × batch ($PER_ROUND)"
+(( EVENTS % PER_ROUND == 0 )) || die "--events must be a multiple of producers × batch ($PER_ROUND)"
 
 # Relative paths are the caller's, except the defaults, which are the repository's (as when
 # actiond runs from its root).
@@ -170,11 +178,11 @@ if [[ $RUN_PGQ == 1 || $RUN_SINGLE == 1 ]]; then
         "${SUDO[@]}" apt-get update -qq
         "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15-pgq3 pgqd >&2
     fi
-    if ! python3 -c 'import psycopg' 2>/dev/null; then
-        [[ $INSTALL == 1 ]] || die "psycopg (Python) is not installed"
-        say "installing psycopg"
-        python3 -m pip install -q 'psycopg[binary]' >&2 || die "could not install psycopg: try  pip install 'psycopg[binary]'  or  apt-get install python3-psycopg"
-    fi
+fi
+if [[ $RUN_PGQ == 1 || $RUN_ACTIOND == 1 ]] && ! python3 -c 'import psycopg' 2>/dev/null; then
+    [[ $INSTALL == 1 ]] || die "psycopg (Python) is not installed"
+    say "installing psycopg"
+    python3 -m pip install -q 'psycopg[binary]' >&2 || die "could not install psycopg: try  pip install 'psycopg[binary]'  or  apt-get install python3-psycopg"
 fi
 
 # --- the server ----------------------------------------------------------------------
@@ -219,10 +227,19 @@ if [[ $FSYNC != on || $SYNC_COMMIT == off ]]; then
     say "WARNING: commits are not durable on this server (fsync $FSYNC, synchronous_commit $SYNC_COMMIT): the figures are not comparable with durable ones"
 fi
 
-# --- PgQ -----------------------------------------------------------------------------
+PGBENCH=$(command -v pgbench || ls /usr/lib/postgresql/*/bin/pgbench 2>/dev/null | sort -V | tail -1 || true)
+[[ -n $PGBENCH && -x $PGBENCH ]] || die "pgbench is needed (PostgreSQL's server packages have it)"
+
+# --- PgQ: following live, then draining ----------------------------------------------
 if [[ $RUN_PGQ == 1 ]]; then
     python3 "$HERE/pgq/pgq_phase.py" run --events "$EVENTS" --producers "$PRODUCERS" --batch "$BATCH" \
-        --ticker-period "$TICKER" --json "$WORK/pgq.json"
+        --ticker-period "$TICKER" --pgbench "$PGBENCH" --json "$WORK/pgq.json"
+fi
+
+# --- actiond live: fed as PgQ's follow is ---------------------------------------------
+if [[ $RUN_ACTIOND == 1 ]]; then
+    python3 "$HERE/pgq/actiond_live.py" --actiond "$ACTIOND" --events "$LIVE_EVENTS" --producers "$PRODUCERS" \
+        --batch "$BATCH" --pgbench "$PGBENCH" --json "$WORK/actiond-live.json"
 fi
 
 # --- one event per transaction --------------------------------------------------------
@@ -236,8 +253,6 @@ print(urllib.parse.urlunsplit(parts._replace(path="/" + db)))
 PY
 }
 if [[ $RUN_SINGLE == 1 ]]; then
-    PGBENCH=$(command -v pgbench || ls /usr/lib/postgresql/*/bin/pgbench 2>/dev/null | sort -V | tail -1 || true)
-    [[ -n $PGBENCH && -x $PGBENCH ]] || die "pgbench is needed (PostgreSQL's server packages have it)"
     say "one event per transaction: pgq.insert_event and actiond.submit, $PRODUCERS pgbench clients, ${SINGLE_SECONDS} s × $SINGLE_ROUNDS rounds each"
     for db in pgq_single actiond_single; do
         psql "$URL" -X -q -v ON_ERROR_STOP=1 -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" >&2
@@ -288,7 +303,7 @@ def load(name):
     path = os.path.join(work, name)
     return json.load(open(path)) if os.path.exists(path) else None
 
-pgq, bench = load("pgq.json"), load("actiond.json")
+pgq, bench, live = load("pgq.json"), load("actiond.json"), load("actiond-live.json")
 singles = {}
 for mode in ("prepared", "simple"):
     single_path = os.path.join(work, f"single-{mode}.txt")
@@ -303,30 +318,52 @@ def cell(value, digits=1):
 def total(*parts):
     return None if any(part is None for part in parts) else sum(parts)
 
+def ratio(rate, phase):
+    """actiond's rate as a share of PgQ's in the same way of running, named."""
+    if not pgq:
+        return ""
+    return f": {rate / pgq[phase]['events_per_second']:.2f}× PgQ's {'live follow' if phase == 'follow' else 'drain'}"
+
 rows, notes = [], []
+feed = ""
 if pgq:
-    server = pgq["postgres_cpu_us_per_event"]
-    if server is None:
-        server = pgq["postgres_all_on_machine_cpu_us_per_event"]
-        notes.append("PgQ: the server is not on this machine or its postmaster was not found: its PostgreSQL CPU is every postgres process on the machine")
-    rows.append((f"PgQ {pgq['pgq_version']} ({pgq['producers']} producers × {pgq['events_per_transaction']}/txn, 1 consumer, pgqd)",
-                 pgq["events_per_second"], server, pgq["client_cpu_us_per_event"],
-                 total(server, pgq["client_cpu_us_per_event"]), pgq["wal_bytes_per_event"]))
-    notes.append(f"PgQ: {pgq['events']:,} events in {pgq['seconds']:.1f} s ({pgq['batches']:,} batches); producers alone "
-                 f"{cell(pgq['insert_events_per_second'], 0)} events/s; client CPU µs/event: producers "
-                 f"{cell(pgq['producer_cpu_us_per_event'])}, consumer {cell(pgq['consumer_cpu_us_per_event'])}, "
-                 f"pgqd {cell(pgq['pgqd_cpu_us_per_event'])}")
-if bench:
-    e2e = bench["end_to_end"]
-    worker, server = e2e.get("worker_cpu_us_per_event"), e2e.get("postgres_cpu_us_per_event")
-    rows.append((f"actiond end_to_end ({bench['settings'].get('build', '?')} build, backlog drained by actiond work)",
-                 e2e["events_per_second"], server, worker, total(server, worker), e2e.get("wal_bytes_per_event")))
-    notes.append(f"actiond: {e2e['events']:,} events in {e2e['seconds']:.1f} s; bulk_submit "
-                 f"{cell(bench['bulk_submit']['events_per_second'], 0)} events/s; ceiling (bare table claim+delete+commit) "
-                 f"{cell(bench['ceiling']['events_per_second'], 0)} events/s")
-    if bench["settings"].get("build") != "release":
-        notes.append(f"actiond is a {bench['settings'].get('build')} build ({actiond}): build the release one with "
-                     "swift build -c release --product actiond for figures worth keeping")
+    feed = f"pgbench {pgq['producers']} clients × {pgq['events_per_transaction']}/txn"
+for phase in ("follow", "drain"):
+    if pgq:
+        figures = pgq[phase]
+        server = figures["postgres_cpu_us_per_event"]
+        if server is None:
+            server = figures["postgres_all_on_machine_cpu_us_per_event"]
+            notes.append(f"PgQ {phase}: the server is not on this machine or its postmaster was not found: its PostgreSQL CPU is every postgres process on the machine")
+        what = (f"{feed} while 1 consumer follows, pgqd" if phase == "follow"
+                else f"{feed} first, then 1 consumer drains, pgqd")
+        rows.append((f"PgQ {pgq['pgq_version']} {'live' if phase == 'follow' else 'drain'} ({what})",
+                     figures["events_per_second"], server, figures["client_cpu_us_per_event"],
+                     total(server, figures["client_cpu_us_per_event"]), figures["wal_bytes_per_event"]))
+        notes.append(f"PgQ {phase}: {figures['events']:,} events in {figures['seconds']:.1f} s ({figures['batches']:,} batches); "
+                     f"producers inserted at {cell(figures['insert_events_per_second'], 0)} events/s; client CPU µs/event: producers "
+                     f"{cell(figures['producer_cpu_us_per_event'])}{' (before the clock, not counted)' if phase == 'drain' else ''}, "
+                     f"consumer {cell(figures['consumer_cpu_us_per_event'])}, pgqd {cell(figures['pgqd_cpu_us_per_event'])}")
+    if phase == "follow" and live:
+        rows.append((f"actiond live (pgbench {live['producers']} clients × {live['events_per_transaction']} submits/txn while actiond work decides)"
+                     + ratio(live["events_per_second"], "follow"),
+                     live["events_per_second"], live["postgres_cpu_us_per_event"], live["client_cpu_us_per_event"],
+                     total(live["postgres_cpu_us_per_event"], live["client_cpu_us_per_event"]), live["wal_bytes_per_event"]))
+        notes.append(f"actiond live: {live['events']:,} events in {live['seconds']:.1f} s, each with one outcome; producers submitted at "
+                     f"{cell(live['insert_events_per_second'], 0)} events/s; client CPU µs/event: worker "
+                     f"{cell(live['worker_cpu_us_per_event'])}, producers {cell(live['producer_cpu_us_per_event'])}")
+    if phase == "drain" and bench:
+        e2e = bench["end_to_end"]
+        worker, server = e2e.get("worker_cpu_us_per_event"), e2e.get("postgres_cpu_us_per_event")
+        rows.append((f"actiond drain (end_to_end, {bench['settings'].get('build', '?')} build: a mixed backlog drained by actiond work)"
+                     + ratio(e2e["events_per_second"], "drain"),
+                     e2e["events_per_second"], server, worker, total(server, worker), e2e.get("wal_bytes_per_event")))
+        notes.append(f"actiond drain: {e2e['events']:,} events in {e2e['seconds']:.1f} s; bulk_submit "
+                     f"{cell(bench['bulk_submit']['events_per_second'], 0)} events/s; ceiling (bare table claim+delete+commit) "
+                     f"{cell(bench['ceiling']['events_per_second'], 0)} events/s")
+        if bench["settings"].get("build") != "release":
+            notes.append(f"actiond is a {bench['settings'].get('build')} build ({actiond}): build the release one with "
+                         "swift build -c release --product actiond for figures worth keeping")
 
 for mode, single in singles.items():
     pgq_tps = sum(p for p, _ in single) / len(single)
@@ -356,6 +393,6 @@ if out:
         f.write(report)
 if json_out:
     with open(json_out, "w") as f:
-        json.dump({"settings": settings, "pgq": pgq, "actiond": bench}, f, indent=2)
+        json.dump({"settings": settings, "pgq": pgq, "actiond_live": live, "actiond": bench}, f, indent=2)
         f.write("\n")
 EOF

@@ -94,6 +94,14 @@ fi
 build() { podman build -q --format docker "$@" >/dev/null 2>"$WORK/build.log" || { tail -n 20 "$WORK/build.log" >&2; fail "podman build $*"; }; }
 podman image exists localhost/actiond-postgres:15 || { log "image: PostgreSQL 15 from Debian"; build --build-arg BASE_IMAGE=localhost/debian:bookworm -t localhost/actiond-postgres:15 deploy/images/postgres; }
 podman image exists localhost/actiond-prometheus:latest || { log "image: Prometheus from Debian"; build --build-arg BASE_IMAGE=localhost/debian:bookworm -t localhost/actiond-prometheus:latest deploy/images/prometheus; }
+# The alert rules, by Prometheus's own tool from Debian's package: checked, then unit-tested.
+podman run --rm --network none -v "$PWD/deploy/prometheus:/rules:ro" --entrypoint /usr/bin/promtool \
+    localhost/actiond-prometheus:latest check rules /rules/alerts.yml > "$WORK/promtool.log" 2>&1 \
+    || fail "promtool check rules: $(cat "$WORK/promtool.log")"
+podman run --rm --network none -v "$PWD/deploy/prometheus:/rules:ro" -w /rules --entrypoint /usr/bin/promtool \
+    localhost/actiond-prometheus:latest test rules alerts.test.yml > "$WORK/promtool.log" 2>&1 \
+    || fail "promtool test rules: $(cat "$WORK/promtool.log")"
+log "alert rules: promtool check rules and test rules pass ($(grep -c '^ *- alert:' deploy/prometheus/alerts.yml) rules)"
 log "image: actiond from the Dockerfile (target prebuilt)"
 rm -rf "$WORK/context" && mkdir -p "$WORK/context/prebuilt/lib"
 cp Dockerfile "$WORK/context/"
@@ -197,7 +205,12 @@ until curl -s "http://127.0.0.1:$PROMETHEUS_PORT/api/v1/targets" | grep -q '"hea
 done
 if curl -s "http://127.0.0.1:$PROMETHEUS_PORT/api/v1/targets" | grep -q '"health":"down"'; then fail "a Prometheus target is down"; fi
 curl -s "http://127.0.0.1:$PROMETHEUS_PORT/api/v1/query?query=actiond_events_total" | grep -q '"status":"success"' || fail "Prometheus's query"
-log "Prometheus: the worker's target is up"
+rules=$(curl -s "http://127.0.0.1:$PROMETHEUS_PORT/api/v1/rules")
+for alert in $(sed -n 's/^ *- alert: *//p' deploy/prometheus/alerts.yml); do
+    grep -q "\"name\":\"$alert\"" <<<"$rules" || fail "Prometheus did not load the alert rule $alert: $(head -c 600 <<<"$rules")"
+done
+grep -q '"health":"err"' <<<"$rules" && fail "an alert rule fails to evaluate: $(head -c 600 <<<"$rules")"
+log "Prometheus: the worker's target is up, every alert rule loaded and evaluating"
 
 # A stop with events in flight, then a start: every event one outcome.
 psql_producer -c "select count(actiond.submit(jsonb_build_object('id', 'load-' || g, 'type', 'notification.sent',

@@ -18,7 +18,10 @@
 --
 -- Paused users (actiond.pauses, `actiond pause`; migration 002) are skipped, only_user
 -- included; when everyone is paused (the row ''), nothing is claimed and the queue is not
--- even read.
+-- even read. While a category is paused (actiond.category_pauses, migration 019), a user
+-- whose next waiting event is of it is skipped, and a claimed user's events stop before
+-- the first of it (paused_category_position); with none paused, that costs one probe of
+-- the empty table per claim.
 --
 -- (On a distributed database citus/functions/claim.sql takes users one shard range at a time.)
 --
@@ -48,9 +51,17 @@ declare
     per_user bigint;
     version integer;
     clock timestamptz;
+    everyone_paused boolean;
+    categories_paused boolean;
+    stopped_users text[];
+    stopped_at bigint[];
 begin
     perform pg_advisory_xact_lock_shared(actiond.rebuild_lock_key());
-    if exists (select from actiond.pauses p where p.user_id = '') then
+    -- Both pauses in one statement: with no category paused, the claim costs what it did
+    -- before categories could be paused (docs/performance.md).
+    select exists (select from actiond.pauses p where p.user_id = ''), exists (select from actiond.category_pauses)
+    into everyone_paused, categories_paused;
+    if everyone_paused then
         return;
     end if;
     if only_user is null then
@@ -64,6 +75,7 @@ begin
             from actiond.waiting_users uq
             where uq.run_at <= now()
               and not exists (select from actiond.pauses p where p.user_id = uq.user_id offset 0)
+              and (not categories_paused or actiond.paused_category_position(uq.user_id, uq.mark) is null)
             order by uq.run_at
             limit max_users
             for update skip locked
@@ -75,6 +87,7 @@ begin
             from actiond.waiting_users uq
             where uq.user_id = only_user and uq.run_at <= now()
               and not exists (select from actiond.pauses p where p.user_id = uq.user_id)
+              and (not categories_paused or actiond.paused_category_position(uq.user_id, uq.mark) is null)
             for update skip locked
         ) u;
     end if;
@@ -83,6 +96,15 @@ begin
     end if;
     per_user := greatest(1, max_events / cardinality(claimed));
     version := actiond.current_category_version();
+    if categories_paused then
+        -- Where each claimed user's events stop: values for the read below, which then
+        -- calls no function per row (a distributed database runs that read on the users'
+        -- node; this one, over the array alone, stays where the function runs).
+        select array_agg(s.user_id), array_agg(s.stop) into stopped_users, stopped_at
+        from (select c.user_id, actiond.paused_category_position(c.user_id, null, per_user) as stop
+              from unnest(claimed) as c(user_id)) s
+        where s.stop is not null;
+    end if;
 
     -- A second statement: its snapshot is taken after the locks were granted (see above).
     clock := clock_timestamp();
@@ -110,6 +132,8 @@ begin
         limit per_user
     ) q on true
     where u.user_id = any(claimed) and (q.position is not null or idle)
+      and (stopped_users is null or q.position is null
+           or q.position < coalesce(stopped_at[array_position(stopped_users, u.user_id)], 9223372036854775807))
     order by q.position;
 end
 $$;

@@ -51,7 +51,8 @@ grant execute on function
 
 -- forget_keys and allow_new_key: no grant; actiond forget runs as the owner.
 
--- pause and resume: no grant; run them as the owner (the role that migrates).
+-- pause, resume, pause_category and resume_category: no grant; run them as the owner (the
+-- role that migrates).
 
 -- Operators act through the web console, and do nothing else: retry and discard dead letters,
 -- pause and resume, each audited in actiond.console_audit by the function, which runs as the
@@ -60,7 +61,9 @@ grant execute on function
     actiond.console_retry(text, bigint[], text),
     actiond.console_discard(text, bigint[], text),
     actiond.console_pause(text, text),
-    actiond.console_resume(text, text)
+    actiond.console_resume(text, text),
+    actiond.console_pause_category(text, text),
+    actiond.console_resume_category(text, text)
     to actiond_operator;
 
 -- Readers read the reports. A view reads its tables as its owner; the functions a view calls
@@ -69,7 +72,7 @@ grant select on
     actiond.report_queue, actiond.report_throughput, actiond.report_latency, actiond.report_outcomes,
     actiond.report_dead_letters, actiond.report_stash, actiond.report_trail
     to actiond_reader;
-grant execute on function actiond.latency_bucket_ms(integer) to actiond_reader;
+grant execute on function actiond.latency_bucket_ms(integer), actiond.category_paused_users() to actiond_reader;
 -- The web console's pages: bounded reader functions, each running as the owner, and the audit
 -- of the operators' actions.
 grant execute on function
@@ -83,6 +86,7 @@ grant execute on function
     actiond.console_person(text),
     actiond.console_handler_rows(text, text, integer),
     actiond.console_pauses(),
+    actiond.console_category_pauses(),
     actiond.console_audit(bigint, integer),
     actiond.console_live_workers(),
     actiond.console_categories()

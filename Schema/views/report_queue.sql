@@ -2,7 +2,8 @@
 -- One row per status, always all six (0 events when none):
 --   queued    events waiting for a worker (their user is due)
 --   retrying  events waiting out a backoff after a handler failure, with their users' later events
---   paused    events of paused users (`actiond pause`), waiting for `actiond resume`
+--   paused    events of paused users (`actiond pause`), waiting for `actiond resume`, and of
+--             users whose next event is of a paused category (`actiond pause --category`)
 --   held      responses waiting for the notification they answer (docs/contract.md, "Processing")
 --   stashed   changes waiting for their user's protected data
 --   dead      dead letters (a handler kept failing), not discarded
@@ -15,12 +16,15 @@ with statuses(status, ordinal) as (
     -- `actiond pause` without --user (migration 002: the row '').
     -- (`select 1`, not `select`: Citus cannot pass on a CTE of a row with no columns.)
     select exists (select 1 from actiond.pauses p where p.user_id = '') as paused
+), category_paused as (
+    -- Users waiting on a paused category (migration 019; none, at once, when none is paused).
+    select array(select actiond.category_paused_users()) as users
 ), pending as (
     -- What waits (pending_events.sql), counted per user: the queue's exceptions, and each
     -- waiting user's events after its mark, one range of the log's key per user (an aggregate
     -- in a lateral subquery, so the planner probes the log per user, never reads it whole).
     select w.status, sum(w.events) as events, min(w.oldest_position) as oldest_position
-    from (select case when e.paused or p.user_id is not null then 'paused'
+    from (select case when e.paused or p.user_id is not null or u.user_id = any (c.users) then 'paused'
                       when u.run_at > now() then 'retrying'
                       else 'queued' end as status,
                  coalesce(x.events, 0) + coalesce(l.events, 0) as events,
@@ -28,6 +32,7 @@ with statuses(status, ordinal) as (
           from actiond.waiting_users u
           left join actiond.pauses p on p.user_id = u.user_id
           cross join everyone e
+          cross join category_paused c
           cross join lateral (select count(*) as events, min(q.position) as oldest_position
                               from actiond.requeued_events q where q.user_id = u.user_id) x
           cross join lateral (select count(*) as events, min(ev.position) as oldest_position

@@ -1,35 +1,43 @@
 #!/usr/bin/env python3
-"""The PgQ phase of Scripts/compare-pgq.sh.
+"""The PgQ phases of Scripts/compare-pgq.sh.
 
     PGQ_BENCH_URL=postgresql://… pgq_phase.py run --events N [--producers P] [--batch 10] ...
 
 `run` creates a fresh database (pgq_bench) on the server of PGQ_BENCH_URL, installs the pgq
-extension, creates a queue and registers one consumer, starts pgqd as the ticker for that
-database only, then starts one consumer and P producers (each a process of this script with
-one long-lived connection), waits until the consumer has consumed all N events, and writes
-the figures as JSON (--json FILE, else standard output). pgqd is stopped and the database
-dropped afterwards, whatever happened.
+extension, creates two queues with one registered consumer each, starts pgqd as the ticker
+for that database only, measures two phases and writes the figures as JSON (--json FILE,
+else standard output). pgqd is stopped and the database dropped afterwards, whatever
+happened.
 
-Producers insert with pgq.insert_event(queue, type, data), `--batch` events per
-transaction (one statement and one commit per transaction). The consumer follows the queue
-live: pgq.next_batch, pgq.get_batch_events (each event's JSON parsed, the least a real
-consumer does), pgq.finish_batch and commit, polling while there is no batch.
+The producers are pgbench (C, each call prepared once per session): P clients, each
+transaction one statement of `--batch` pgq.insert_event calls, as fast as the server takes
+them. (Producers in Python measured themselves as much as PgQ: about 22,000 events/s alone.)
+The consumer (this script, psycopg) follows its queue: pgq.next_batch, pgq.get_batch_events
+(each event's JSON parsed, the least a real consumer does), pgq.finish_batch and commit,
+polling while there is no batch.
 
-CPU (user + system) is counted from the moment the producers are told to start until the
-consumer has finished:
+  follow  the producers and the consumer at once; the clock runs from the producers' start
+          until the consumer has all N events. Beside actiond's live run.
+  drain   the producers insert all N first, pgqd ticks, then the clock runs from the
+          consumer's start until it has them all. Beside actiond's end_to_end (a backlog
+          submitted before the clock starts, drained by actiond work).
+
+CPU (user + system) over each phase's clock:
   - the server: the postmaster and its children (backends, walwriter, checkpointer,
     autovacuum…), children that exit counted through the postmaster's cutime/cstime, so
     nothing is lost between samples; only when the server runs on this machine;
-  - pgqd, from /proc;
-  - producers and consumer, from their own getrusage between the start signal and the end
-    (their interpreter start-up and connection are not part of the work).
+  - pgqd, from /proc; pgbench from wait4 (a drain's producers ran before its clock: their
+    CPU is reported and not counted); the consumer from its own getrusage after its start
+    signal.
 """
 
 import argparse
 import json
 import os
+import re
 import resource
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -37,7 +45,7 @@ import tempfile
 import time
 import urllib.parse
 
-QUEUE = "bench"
+QUEUES = {"follow": "bench", "drain": "bench_drain"}
 CONSUMER = "bench_consumer"
 DATABASE = "pgq_bench"
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -58,36 +66,66 @@ def own_cpu():
 
 # --- children ---------------------------------------------------------------------------
 
-def payload(producer, serial, pad):
-    """About 300 bytes of JSON, shaped like an actiond notification.sent event."""
-    ident = f"p{producer}-{serial}"
-    return (f'{{"id":"{ident}","type":"notification.sent","user_id":"u{serial % 300}",'
-            f'"occurred_at":"2025-01-01T00:00:00Z","data":{{"request_id":"{ident}-invite",'
-            f'"payload":{{"aps":{{"category":"MEETING_INVITATION","alert":{{"title":"Team sync",'
-            f'"body":"Team sync"}}}},"MEETING_ID":"m-{serial // 5}","pad":"{pad}"}}}}}}')
+def envelope_sql(pad):
+    """One event as SQL for pgbench: about 300 bytes of JSON shaped like an actiond
+    notification.sent event (a new uuid id, one of 10,000 users). pgbench's variable :u."""
+    return ("jsonb_build_object('id', gen_random_uuid()::text, 'type', 'notification.sent', 'user_id', 'u' || :u, "
+            "'occurred_at', '2026-11-26T10:00:00Z', 'data', jsonb_build_object('request_id', gen_random_uuid()::text, "
+            "'payload', jsonb_build_object('aps', jsonb_build_object('category', 'MEETING_INVITATION', "
+            "'alert', jsonb_build_object('title', 'Team sync', 'body', 'Team sync')), "
+            f"'MEETING_ID', 'm' || :u, 'pad', '{pad}')))")
 
 
-def produce(args):
-    conn = connect(args.url, DATABASE)
-    pad = "x" * max(0, args.payload_bytes - len(payload(args.producer, 0, "")))
-    statement = "SELECT count(pgq.insert_event(%s, %s, d)) FROM unnest(%s::text[]) AS d"
-    print("ready", flush=True)
-    if sys.stdin.readline().strip() != "go":
-        return 1
-    cpu0 = own_cpu()
-    start = time.monotonic()
-    serial = 0
-    with conn.cursor() as cur:
-        while serial < args.count:
-            batch = [payload(args.producer, serial + i, pad)
-                     for i in range(min(args.batch, args.count - serial))]
-            cur.execute(statement, (QUEUE, "notification.sent", batch))  # autocommit: one transaction
-            serial += len(batch)
-    seconds = time.monotonic() - start
-    print(json.dumps({"events": serial, "seconds": seconds, "cpu_seconds": own_cpu() - cpu0}), flush=True)
-    sys.stdin.readline()  # stay connected until the phase is measured: a backend that exits between samples
-    conn.close()
-    return 0
+PAD = "x" * 24  # brings the envelope to about 300 bytes
+
+
+def pgbench_script(path, call, batch):
+    """A pgbench script of one transaction: `batch` calls of `call` (SQL with {envelope}) in
+    one statement, the event's user random among 10,000."""
+    with open(path, "w") as f:
+        f.write("\\set u random(1, 10000)\n")
+        f.write(f"select count({call.format(envelope=envelope_sql(PAD))}) from generate_series(1, {batch});\n")
+
+
+def password_in_environment(url):
+    """The URL without its password, and an environment holding it (PGPASSWORD), so that a
+    child's argv shows no secret."""
+    parts = urllib.parse.urlsplit(url)
+    environment = dict(os.environ)
+    if parts.password is None:
+        return url, environment
+    environment["PGPASSWORD"] = urllib.parse.unquote(parts.password)
+    user, host = parts.netloc.rsplit("@", 1)
+    return urllib.parse.urlunsplit(parts._replace(netloc=user.split(":", 1)[0] + "@" + host)), environment
+
+
+def start_producers(args, url, script, events, output_path):
+    """pgbench, C and prepared, as the producers: P clients inserting `events` events in
+    transactions of args.batch, as fast as the server takes them (Python producers measured
+    themselves as much as the queue: they reached about 22,000 events/s alone)."""
+    transactions, rest = divmod(events, args.producers * args.batch)
+    if rest:
+        raise SystemExit(f"the events ({events}) must be a multiple of producers × batch ({args.producers * args.batch})")
+    url, environment = password_in_environment(url)
+    return subprocess.Popen([args.pgbench, "-n", "-M", "prepared", "-c", str(args.producers), "-j", "2",
+                             "-t", str(transactions), "-f", script, url], env=environment,
+                            stdin=subprocess.DEVNULL, stdout=open(output_path, "w"), stderr=subprocess.STDOUT)
+
+
+def finish_producers(producers, output_path, wait=True):
+    """pgbench's CPU seconds (user + system, from wait4) once it has exited, else None (only
+    when not `wait`). Fails unless every transaction it was given was processed. (Popen's
+    poll and wait would reap it without its resource use.)"""
+    pid, status, usage = os.wait4(producers.pid, 0 if wait else os.WNOHANG)
+    if pid == 0:
+        return None
+    producers.returncode = os.waitstatus_to_exitcode(status)
+    with open(output_path) as f:
+        output = f.read()
+    processed = re.search(r"number of transactions actually processed: (\d+)/(\d+)", output)
+    if producers.returncode != 0 or not processed or processed.group(1) != processed.group(2):
+        raise SystemExit(f"pgbench failed ({producers.returncode}):\n{output[-3000:]}")
+    return usage.ru_utime + usage.ru_stime
 
 
 def consume(args):
@@ -100,7 +138,7 @@ def consume(args):
     last_progress = time.monotonic()
     with conn.cursor() as cur:
         while consumed < args.count:
-            cur.execute("SELECT pgq.next_batch(%s, %s)", (QUEUE, CONSUMER))
+            cur.execute("SELECT pgq.next_batch(%s, %s)", (args.queue, CONSUMER))
             batch = cur.fetchone()[0]
             if batch is None:
                 conn.commit()
@@ -275,6 +313,110 @@ def say(*words):
     print("…", *words, file=sys.stderr, flush=True)
 
 
+def measure(args, phase, admin, postmaster, pgqd, producers_url, workdir, children):
+    """One phase on its own queue. follow: the consumer follows live while the producers
+    insert; the clock runs from their start until the consumer has every event. drain: the
+    producers insert everything first (the consumer registered, not reading), pgqd ticks,
+    then the clock runs from the consumer's start until it has every event, and only what
+    runs then counts (the server, the consumer, pgqd)."""
+    queue = QUEUES[phase]
+    say(f"PgQ {phase}: {args.events} events, pgbench {args.producers} clients × {args.batch} events per transaction, "
+        + ("1 consumer following live" if phase == "follow" else "then 1 consumer draining them")
+        + f", pgqd ticking every {args.ticker_period} s")
+    script = os.path.join(workdir, f"{phase}.pgb")
+    pgbench_script(script, f"pgq.insert_event('{queue}', 'notification.sent', {{envelope}}::text)", args.batch)
+    output = os.path.join(workdir, f"{phase}.pgbench.txt")
+    consumer = spawn(args, "consume", ["--queue", queue, "--count", str(args.events), "--poll", str(args.poll),
+                                       "--stall-seconds", str(args.stall_seconds)])
+    children.append(consumer)
+
+    producer_cpu = insert_seconds = None
+    if phase == "drain":
+        begun = time.monotonic()
+        producer_cpu = finish_producers(start_producers(args, producers_url, script, args.events, output), output)
+        insert_seconds = time.monotonic() - begun
+        time.sleep(max(1.0, 5 * args.ticker_period))  # pgqd's tick after the last insert
+
+    wal_start = wal_lsn(admin)
+    machine = CommandSampler("postgres")
+    machine.sample()
+    server0 = server_tree_cpu(postmaster) if postmaster else None
+    pgqd0 = cpu_seconds(pgqd.pid) or 0.0
+    pgqd_last = pgqd0
+    start = time.monotonic()
+    producers = start_producers(args, producers_url, script, args.events, output) if phase == "follow" else None
+    consumer.stdin.write("go\n")
+    consumer.stdin.flush()
+
+    # Wait for the consumer, sampling the machine's postgres processes and pgqd meanwhile.
+    report = None
+    while report is None:
+        ready, _, _ = select.select([consumer.stdout.fileno()], [], [], 0.25)
+        if ready:
+            line = consumer.stdout.readline()
+            try:
+                report = json.loads(line)
+            except ValueError:
+                report = {"error": f"exit {consumer.wait()}, said {line!r}"}
+            if "error" in report:
+                raise SystemExit(f"consumer failed: {report['error']}")
+        if producers is not None and producer_cpu is None:
+            producer_cpu = finish_producers(producers, output, wait=False)
+            if producer_cpu is not None:
+                insert_seconds = time.monotonic() - start
+        machine.sample()
+        pgqd_last = cpu_seconds(pgqd.pid) or pgqd_last
+        if pgqd.poll() is not None:
+            raise SystemExit(f"pgqd exited during the run ({pgqd.returncode})")
+    end = time.monotonic()
+    machine.sample()
+    server1 = server_tree_cpu(postmaster) if postmaster else None
+    pgqd_last = cpu_seconds(pgqd.pid) or pgqd_last
+    wal = wal_since(admin, wal_start)
+    if producers is not None and producer_cpu is None:
+        producer_cpu = finish_producers(producers, output)
+        insert_seconds = end - start
+    consumer.stdin.close()  # now it may disconnect
+    consumer.wait()
+
+    seconds = end - start
+    events = report["events"]
+    consumer_cpu = report["cpu_seconds"]
+    pgqd_cpu = pgqd_last - pgqd0
+    server_cpu = (server1 - server0) if postmaster else None
+    # A drain's producers ran before its clock: their CPU is reported, not counted.
+    client_cpu = consumer_cpu + pgqd_cpu + (producer_cpu if phase == "follow" else 0.0)
+
+    def per_event(cpu):
+        return None if cpu is None else cpu * 1e6 / max(events, 1)
+
+    return {
+        "events": events,
+        "seconds": seconds,
+        "events_per_second": events / seconds,
+        "insert_seconds": insert_seconds,
+        "insert_events_per_second": events / insert_seconds if insert_seconds else None,
+        "batches": report["batches"],
+        "empty_polls": report["empty_polls"],
+        "cpu_seconds": {
+            "postgres_server": server_cpu,
+            "postgres_all_on_machine": machine.seconds,
+            "pgqd": pgqd_cpu,
+            "producers": producer_cpu,
+            "consumer": consumer_cpu,
+        },
+        "postgres_cpu_us_per_event": per_event(server_cpu),
+        "postgres_all_on_machine_cpu_us_per_event": per_event(machine.seconds),
+        "client_cpu_us_per_event": per_event(client_cpu),
+        "producer_cpu_us_per_event": per_event(producer_cpu),
+        "consumer_cpu_us_per_event": per_event(consumer_cpu),
+        "pgqd_cpu_us_per_event": per_event(pgqd_cpu),
+        "total_cpu_us_per_event": per_event((server_cpu if server_cpu is not None else machine.seconds) + client_cpu),
+        "wal_bytes_per_event": wal / max(events, 1),
+        "postgres_servers_on_machine": len(machine.servers),
+    }
+
+
 def run(args):
     admin = connect(args.url)
     postmaster = find_postmaster(admin)
@@ -287,11 +429,12 @@ def run(args):
     try:
         with connect(args.url, DATABASE) as db, db.cursor() as cur:
             cur.execute("CREATE EXTENSION pgq")
-            cur.execute("SELECT pgq.create_queue(%s)", (QUEUE,))
-            # A tick at every ticker run that finds new events (not only after 500 events or
-            # 3 s, PgQ's defaults), so that the last events wait one ticker period at most.
-            cur.execute("SELECT pgq.set_queue_config(%s, 'ticker_max_lag', %s)", (QUEUE, f"{args.ticker_period} seconds"))
-            cur.execute("SELECT pgq.register_consumer(%s, %s)", (QUEUE, CONSUMER))
+            for queue in QUEUES.values():
+                cur.execute("SELECT pgq.create_queue(%s)", (queue,))
+                # A tick at every ticker run that finds new events (not only after 500 events or
+                # 3 s, PgQ's defaults), so that the last events wait one ticker period at most.
+                cur.execute("SELECT pgq.set_queue_config(%s, 'ticker_max_lag', %s)", (queue, f"{args.ticker_period} seconds"))
+                cur.execute("SELECT pgq.register_consumer(%s, %s)", (queue, CONSUMER))
             cur.execute("SELECT extversion FROM pg_extension WHERE extname = 'pgq'")
             pgq_version = cur.fetchone()[0]
 
@@ -313,103 +456,12 @@ def run(args):
             raise SystemExit(f"pgqd exited ({pgqd.returncode}): {pgqd.stderr.read()}"
                              f"{open(os.path.join(workdir, 'pgqd.log')).read()[-2000:] if os.path.exists(os.path.join(workdir, 'pgqd.log')) else ''}")
 
-        say(f"PgQ: {args.events} events, {args.producers} producers × {args.batch} events per transaction, "
-            f"1 consumer following live, pgqd ticking every {args.ticker_period} s")
-        consumer = spawn(args, "consume", ["--count", str(args.events), "--poll", str(args.poll),
-                                           "--stall-seconds", str(args.stall_seconds)])
-        children.append(consumer)
-        share, extra = divmod(args.events, args.producers)
-        producers = []
-        for index in range(args.producers):
-            count = share + (1 if index < extra else 0)
-            producer = spawn(args, "produce", ["--producer", str(index), "--count", str(count),
-                                               "--batch", str(args.batch), "--payload-bytes", str(args.payload_bytes)])
-            producers.append(producer)
-            children.append(producer)
-
-        wal_start = wal_lsn(admin)
-        machine = CommandSampler("postgres")
-        machine.sample()
-        server0 = server_tree_cpu(postmaster) if postmaster else None
-        pgqd0 = cpu_seconds(pgqd.pid) or 0.0
-        pgqd_last = pgqd0
-        start = time.monotonic()
-        for child in [consumer] + producers:
-            child.stdin.write("go\n")
-            child.stdin.flush()
-
-        # Wait for everyone, sampling the machine's postgres processes and pgqd meanwhile.
-        reports, inserted_at = {}, None
-        pending = {child.stdout.fileno(): child for child in [consumer] + producers}
-        while pending:
-            ready, _, _ = select.select(list(pending), [], [], 0.25)
-            for fd in ready:
-                child = pending.pop(fd)
-                line = child.stdout.readline()
-                try:
-                    reports[child.pid] = json.loads(line)
-                except ValueError:
-                    reports[child.pid] = {"error": f"exit {child.wait()}, said {line!r}"}
-                if child is not consumer and all(p.pid in reports for p in producers):
-                    inserted_at = time.monotonic()
-                if "error" in reports[child.pid]:
-                    raise SystemExit(f"{'consumer' if child is consumer else 'producer'} failed: {reports[child.pid]['error']}")
-            machine.sample()
-            pgqd_last = cpu_seconds(pgqd.pid) or pgqd_last
-            if pgqd.poll() is not None:
-                raise SystemExit(f"pgqd exited during the run ({pgqd.returncode})")
-        end = time.monotonic()
-        machine.sample()
-        server1 = server_tree_cpu(postmaster) if postmaster else None
-        pgqd_last = cpu_seconds(pgqd.pid) or pgqd_last
-        wal = wal_since(admin, wal_start)
-        for child in children:  # now they may disconnect
-            child.stdin.close()
-            child.wait()
-
-        seconds = end - start
-        consumed = reports[consumer.pid]
-        events = consumed["events"]
-        producer_cpu = sum(reports[p.pid]["cpu_seconds"] for p in producers)
-        consumer_cpu = consumed["cpu_seconds"]
-        pgqd_cpu = pgqd_last - pgqd0
-        server_cpu = (server1 - server0) if postmaster else None
-        client_cpu = producer_cpu + consumer_cpu + pgqd_cpu
-
-        def per_event(cpu):
-            return None if cpu is None else cpu * 1e6 / max(events, 1)
-
-        result = {
-            "events": events,
-            "seconds": seconds,
-            "events_per_second": events / seconds,
-            "insert_seconds": inserted_at - start if inserted_at else None,
-            "insert_events_per_second": events / (inserted_at - start) if inserted_at else None,
-            "producers": args.producers,
-            "events_per_transaction": args.batch,
-            "payload_bytes": len(payload(0, 0, "x" * max(0, args.payload_bytes - len(payload(0, 0, ""))))),
-            "ticker_period_seconds": args.ticker_period,
-            "batches": consumed["batches"],
-            "empty_polls": consumed["empty_polls"],
-            "pgq_version": pgq_version,
-            "cpu_seconds": {
-                "postgres_server": server_cpu,
-                "postgres_all_on_machine": machine.seconds,
-                "pgqd": pgqd_cpu,
-                "producers": producer_cpu,
-                "consumer": consumer_cpu,
-            },
-            "postgres_cpu_us_per_event": per_event(server_cpu),
-            "postgres_all_on_machine_cpu_us_per_event": per_event(machine.seconds),
-            "client_cpu_us_per_event": per_event(client_cpu),
-            "producer_cpu_us_per_event": per_event(producer_cpu),
-            "consumer_cpu_us_per_event": per_event(consumer_cpu),
-            "pgqd_cpu_us_per_event": per_event(pgqd_cpu),
-            "total_cpu_us_per_event": per_event((server_cpu if server_cpu is not None else machine.seconds) + client_cpu),
-            "wal_bytes_per_event": wal / max(events, 1),
-            "postmaster_pid": postmaster,
-            "postgres_servers_on_machine": len(machine.servers),
-        }
+        producers_url = urllib.parse.urlunsplit(urllib.parse.urlsplit(args.url)._replace(path="/" + DATABASE))
+        result = {"pgq_version": pgq_version, "producers": args.producers, "events_per_transaction": args.batch,
+                  "producer_client": "pgbench -M prepared", "ticker_period_seconds": args.ticker_period,
+                  "postmaster_pid": postmaster}
+        for phase in ("follow", "drain"):
+            result[phase] = measure(args, phase, admin, postmaster, pgqd, producers_url, workdir, children)
         text = json.dumps(result, indent=2)
         if args.json:
             with open(args.json, "w") as f:
@@ -436,12 +488,7 @@ def run(args):
         if args.keep_workdir:
             say(f"pgqd's ini and log kept in {workdir}")
         else:
-            for name in ("pgqd.ini", "pgqd.log", "pgqd.pid"):
-                try:
-                    os.unlink(os.path.join(workdir, name))
-                except OSError:
-                    pass
-            os.rmdir(workdir)
+            shutil.rmtree(workdir, ignore_errors=True)
 
 
 def main():
@@ -451,7 +498,7 @@ def main():
     r.add_argument("--events", type=int, default=1_000_000)
     r.add_argument("--producers", type=int, default=8)
     r.add_argument("--batch", type=int, default=10, help="events per producer transaction")
-    r.add_argument("--payload-bytes", type=int, default=300)
+    r.add_argument("--pgbench", default="pgbench")
     r.add_argument("--ticker-period", type=float, default=0.1)
     r.add_argument("--poll", type=float, default=0.02, help="consumer's sleep when there is no batch, seconds")
     r.add_argument("--stall-seconds", type=float, default=120)
@@ -459,12 +506,8 @@ def main():
     r.add_argument("--json")
     r.add_argument("--keep-database", action="store_true")
     r.add_argument("--keep-workdir", action="store_true")
-    p = roles.add_parser("produce")
-    p.add_argument("--producer", type=int, required=True)
-    p.add_argument("--count", type=int, required=True)
-    p.add_argument("--batch", type=int, default=10)
-    p.add_argument("--payload-bytes", type=int, default=300)
     c = roles.add_parser("consume")
+    c.add_argument("--queue", required=True)
     c.add_argument("--count", type=int, required=True)
     c.add_argument("--poll", type=float, default=0.02)
     c.add_argument("--stall-seconds", type=float, default=120)
@@ -474,7 +517,7 @@ def main():
     args.url = os.environ.get("PGQ_BENCH_URL")
     if not args.url:
         parser.error("PGQ_BENCH_URL is not set")
-    return {"run": run, "produce": produce, "consume": consume}[args.role](args)
+    return {"run": run, "consume": consume}[args.role](args)
 
 
 if __name__ == "__main__":

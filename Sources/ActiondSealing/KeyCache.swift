@@ -20,6 +20,7 @@ package final class KeyCache: Sendable {
     /// The clock ages are measured on: the continuous clock, or a test's own.
     private let now: @Sendable () -> ContinuousClock.Instant
     private let entries: Mutex<[KeyID: Entry]> = Mutex([:])
+    private let unwrapFailureCount = Atomic<Int>(0)
 
     struct KeyID: Hashable {
         var user: ExactString
@@ -46,6 +47,14 @@ package final class KeyCache: Sendable {
             }
             return entry.key
         }
+    }
+
+    /// Data keys that did not unwrap when the cache was asked to fill (`KeyRing`): published
+    /// as `actiond_key_unwrap_failures_total`. Never which user's.
+    package var unwrapFailures: Int { unwrapFailureCount.load(ordering: .relaxed) }
+
+    func noteUnwrapFailure() {
+        unwrapFailureCount.add(1, ordering: .relaxed)
     }
 
     func store(user: String, version: Int, wrapped: Data, key: SymmetricKey) {

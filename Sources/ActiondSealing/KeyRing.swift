@@ -82,6 +82,7 @@ public final class KeyRing: Sendable {
                 cache.store(user: stored.userID, version: stored.version, wrapped: stored.wrapped, key: key)
                 users[id, default: .init()].keys[stored.version] = key
             } catch {
+                cache.noteUnwrapFailure()
                 users[id, default: .init()].broken = "data key version \(stored.version) of this user does not unwrap: \(error)"
             }
         }

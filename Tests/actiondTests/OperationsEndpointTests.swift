@@ -14,6 +14,11 @@ struct OperationsEndpointTests {
         metrics.split(separator: "\n").first { $0.hasPrefix(series + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
     }
 
+    /// One series' value as /metrics shows it now, or nil.
+    static func gauge(_ port: Int, _ series: String) async -> Double? {
+        sample(await HTTPProbe.get(port: port, "/metrics")?.body ?? "", series)
+    }
+
     @Test func metricsCountProcessedEventsByOutcome() async throws {
         try await TestDatabase.with { db in
             // 30 applied (meeting cancellations) and 5 rejected (answers to notifications never sent).
@@ -70,6 +75,8 @@ struct OperationsEndpointTests {
             let port = try #require(try await HTTPProbe.loggedPort { worker.standardErrorSoFar })
             #expect(try await eventually { await HTTPProbe.get(port: port, "/health/ready")?.status == 200 })
             #expect(await HTTPProbe.get(port: port, "/health/live")?.status == 200)
+            // actiond_ready says the same for alert rules (deploy/prometheus/alerts.yml).
+            #expect(try await eventually { await Self.gauge(port, "actiond_ready") == 1 })
             // With no --http-host the endpoint is on loopback only (metrics and health carry no
             // authentication): the log line names the address it took.
             #expect(worker.standardErrorSoFar.contains(#""http_host":"127.0.0.1""#), "\(worker.standardErrorSoFar)")
@@ -84,6 +91,7 @@ struct OperationsEndpointTests {
             }
             #expect(unready, "\(String(describing: ready))")
             #expect(ready?.body.split(separator: "\n").count == 1, "one line")
+            #expect(try await eventually { await Self.gauge(port, "actiond_ready") == 0 })
             let live = await HTTPProbe.get(port: port, "/health/live")
             #expect(live?.status == 200 && live?.body == "live\n")
 
@@ -94,6 +102,7 @@ struct OperationsEndpointTests {
             }
             #expect(back, "\(String(describing: ready))")
             #expect(await HTTPProbe.get(port: port, "/health/live")?.status == 200)
+            #expect(try await eventually { await Self.gauge(port, "actiond_ready") == 1 })
 
             worker.send(SIGTERM)
             let exit = try await worker.exit()

@@ -164,6 +164,7 @@ struct RoleTests {
         "SELECT * FROM actiond.console_person('ana')",
         "SELECT * FROM actiond.console_handler_rows('report_timers', 'ana', NULL)",
         "SELECT * FROM actiond.console_pauses()",
+        "SELECT * FROM actiond.console_category_pauses()",
         "SELECT * FROM actiond.console_audit(NULL, NULL)",
         "SELECT actiond.console_live_workers()",
         "SELECT * FROM actiond.console_categories()",
@@ -176,6 +177,8 @@ struct RoleTests {
         "SELECT actiond.console_discard('ops', '{}', 'none selected')",
         "SELECT actiond.console_pause('ops', 'ana')",
         "SELECT actiond.console_resume('ops', 'ana')",
+        "SELECT actiond.console_pause_category('ops', 'MESSAGE')",
+        "SELECT actiond.console_resume_category('ops', 'MESSAGE')",
     ]
 
     @Test func anOperatorActsThroughTheConsoleAndDoesNothingElse() async throws {
@@ -187,7 +190,7 @@ struct RoleTests {
                 }
                 try await Self.expectOnly("none", as: operatorLogin, logger: db.logger)
                 for call in Self.consoleReads + [
-                    "SELECT actiond.pause('ana')", "SELECT actiond.resume()", "SELECT * FROM actiond.discard_dead(array[1]::bigint[])",
+                    "SELECT actiond.pause('ana')", "SELECT actiond.resume()", "SELECT actiond.pause_category('MESSAGE')", "SELECT * FROM actiond.discard_dead(array[1]::bigint[])",
                     "SELECT count(*) FROM actiond.pauses", "INSERT INTO actiond.console_audit (operator, action, target, events) VALUES ('x', 'pause', 'x', 0)",
                     "SELECT * FROM actiond.report_dead_letters", "SELECT actiond.submit_many(array['{}'::jsonb])",
                 ] {
@@ -195,7 +198,7 @@ struct RoleTests {
                     #expect(failure == SQLState.insufficientPrivilege.rawValue, "an operator may \(call): \(failure ?? "it succeeded")")
                 }
             }
-            #expect(try await db.scalar("SELECT count(*) FROM actiond.console_audit", as: Int.self) == 4, "each action audited once")
+            #expect(try await db.scalar("SELECT count(*) FROM actiond.console_audit", as: Int.self) == 6, "each action audited once")
         }
     }
 
@@ -204,7 +207,7 @@ struct RoleTests {
             let functions = try await db.client.query(
                 "SELECT p.proname::text FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'actiond' AND p.proname LIKE 'console\\_%' AND has_function_privilege('actiond_reader', p.oid, 'EXECUTE') ORDER BY 1",
                 logger: db.logger).collect().map { try $0.decode(String.self) }
-            #expect(functions.count == 13, "\(functions)")
+            #expect(functions.count == 14, "\(functions)")
             for function in functions {
                 #expect(Self.consoleReads.contains { $0.contains("actiond.\(function)(") }, "\(function) is called below")
             }
@@ -226,7 +229,7 @@ struct RoleTests {
             #expect(try await db.scalar("""
                 SELECT string_agg(p.proname, ',' ORDER BY p.proname) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
                 WHERE n.nspname = 'actiond' AND has_function_privilege('actiond_operator', p.oid, 'EXECUTE')
-                """, as: String.self) == "console_discard,console_pause,console_resume,console_retry,schema_checksums")
+                """, as: String.self) == "console_discard,console_pause,console_pause_category,console_resume,console_resume_category,console_retry,schema_checksums")
         }
     }
 

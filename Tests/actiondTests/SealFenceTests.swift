@@ -182,6 +182,41 @@ struct SealFenceTests {
         }
     }
 
+    /// A data key that does not unwrap is counted in `actiond_key_unwrap_failures_total`
+    /// (the ActiondKeysDoNotUnwrap alert), which names no user; the others' events go on.
+    @Test func aKeyThatDoesNotUnwrapIsCountedForAlertsNamingNoUser() async throws {
+        try await TestDatabase.with { db in
+            let first = ["ana", "bob"].flatMap { ProtectedTextTests.conversation($0, body: "hello", replies: ["first"]) }
+            #expect(try await ActiondProcess.run(["submit", "-"], database: db.url, input: first.joined(separator: "\n")).status == 0)
+            #expect(try await ActiondProcess.run(["work", "--drain"], database: db.url).status == 0)
+            try await db.client.query("""
+                UPDATE actiond.data_keys SET wrapped = set_byte(wrapped, 20, get_byte(wrapped, 20) # 1) WHERE user_id = 'ana'
+                """, logger: db.logger).drain()
+            let worker = try ActiondProcess.start(["work", "--http-port", "0", "--max-attempts", "1", "--log-format", "json"],
+                                                  database: db.url, logLevel: "notice")
+            let port = try #require(try await HTTPProbe.loggedPort { worker.standardErrorSoFar })
+            #expect(try await eventually { await OperationsEndpointTests.gauge(port, "actiond_key_unwrap_failures_total") == 0 })
+            let later = ["ana", "bob"].map { Self.reply("\($0)-later", user: $0, text: "later of \($0)", at: 5) }
+            #expect(try await ActiondProcess.run(["submit", "-"], database: db.url, input: later.joined(separator: "\n")).status == 0)
+            var metrics = ""
+            let counted = try await eventually {
+                metrics = await HTTPProbe.get(port: port, "/metrics")?.body ?? ""
+                return (OperationsEndpointTests.sample(metrics, "actiond_key_unwrap_failures_total") ?? 0) >= 1
+            }
+            #expect(counted, "\(metrics)")
+            #expect(!metrics.contains("ana") && !metrics.contains("bob"))
+            #expect(try await eventually {
+                try await db.scalar("""
+                    SELECT count(*) FROM actiond.outcomes o JOIN actiond.events e USING (user_id, position)
+                    WHERE e.id = 'bob-later' AND o.outcome = 'applied'
+                    """, as: Int.self) == 1
+            })
+            worker.send(SIGTERM)
+            let exit = try await worker.exit()
+            #expect(exit.status == 0, "\(exit.standardError.suffix(800))")
+        }
+    }
+
     /// A key file group or others may read is refused like ssh refuses a private key; a
     /// forgotten list that exists but cannot be read stops the worker (fail closed), naming
     /// the file and the Unix user, never read as an empty list.

@@ -39,6 +39,7 @@ set plan_cache_mode = force_generic_plan set enable_seqscan = off
             from actiond.waiting_users uq
             where uq.run_at <= now()
               and not exists (select from actiond.pauses p where p.user_id = uq.user_id offset 0)
+              and (not categories_paused or actiond.paused_category_position(uq.user_id, uq.mark) is null)
             order by uq.run_at
             limit max_users
             for update skip locked
@@ -57,6 +58,16 @@ set plan_cache_mode = force_generic_plan set enable_seqscan = off
                 order by uq.run_at, uq.user_id
                 limit max_users * 4 offset pick * max_users * 4);
             exit when cardinality(candidates) = 0;
+            -- Users waiting on a paused category (migration 019) are left out here, on the
+            -- coordinator, one user's node at a time.
+            if categories_paused then
+                candidates := array(
+                    select c.user_id
+                    from unnest(candidates) with ordinality as c(user_id, n)
+                    where actiond.paused_category_position(c.user_id, null) is null
+                    order by c.n);
+                continue when cardinality(candidates) = 0;
+            end if;
             -- 2. Lock, one range at a time (the candidates are in run_at order).
             for range_users in
                 select array_agg(c.user_id order by c.n)

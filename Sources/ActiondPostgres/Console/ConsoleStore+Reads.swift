@@ -50,6 +50,10 @@ extension ConsoleStore {
         try await records("SELECT to_jsonb(r)::text FROM actiond.console_pauses() r", as: .reader)
     }
 
+    package func categoryPauses() async throws -> [ConsoleRecord] {
+        try await records("SELECT to_jsonb(r)::text FROM actiond.console_category_pauses() r", as: .reader)
+    }
+
     package func deadLetters(_ filter: DeadLetterFilter, before position: Int64?, pageSize: Int) async throws -> [ConsoleRecord] {
         try await records("""
             SELECT to_jsonb(r)::text FROM actiond.console_dead_letters(\(filter.category), \(filter.type), \(filter.error), \
@@ -114,5 +118,13 @@ extension ConsoleStore {
 
     package func resume(user: String?, operator: String) async throws -> Int {
         Int(try await value("SELECT actiond.console_resume(\(`operator`), \(user))", as: .operator, of: Int32.self) ?? 0)
+    }
+
+    package func pause(category: String, operator: String) async throws -> Bool {
+        try await value("SELECT actiond.console_pause_category(\(`operator`), \(category))", as: .operator, of: Bool.self) ?? false
+    }
+
+    package func resume(category: String, operator: String) async throws -> Int {
+        Int(try await value("SELECT actiond.console_resume_category(\(`operator`), \(category))", as: .operator, of: Int32.self) ?? 0)
     }
 }

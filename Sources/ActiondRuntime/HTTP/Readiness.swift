@@ -1,5 +1,6 @@
 import ActiondDomain
 import ActiondPostgres
+import CoreMetrics
 import Logging
 import PostgresNIO
 import ServiceLifecycle
@@ -9,7 +10,8 @@ import Synchronization
 /// check at a time, so a probe never waits for the database nor adds load to it: the
 /// database answers, has the schema this build expects (its checksums computed once), and
 /// the batch loops are not failing systemically. A check that has not finished for
-/// `timeout` makes the answer "did not answer" until it does.
+/// `timeout` makes the answer "did not answer" until it does. After each check it records
+/// the answer as `actiond_ready` (1 ready, 0 not), for alert rules.
 package final class Readiness: Service, Sendable {
     private struct Check: Sendable {
         var problem: String?
@@ -24,15 +26,18 @@ package final class Readiness: Service, Sendable {
     private let logger: Logger
     private let latest = Mutex<Check?>(nil)
     private let started = ContinuousClock.now
+    private let ready: Gauge
 
     /// `handlers`: the build's, whose report views are part of the expected schema.
     package init(client: PostgresClient, handlers: CategoryHandlers, health: WorkerHealth,
-                 interval: Duration = .seconds(2), driftInterval: Duration = .seconds(30), timeout: Duration = .seconds(3), logger: Logger) {
+                 interval: Duration = .seconds(2), driftInterval: Duration = .seconds(30), timeout: Duration = .seconds(3),
+                 factory: (any MetricsFactory)? = nil, logger: Logger) {
         migrator = Migrator(client: client, logger: logger, handlers: handlers)
         self.health = health
         self.interval = interval
         self.driftInterval = driftInterval
         self.timeout = timeout
+        ready = factory.map { Gauge(label: "actiond_ready", factory: $0) } ?? Gauge(label: "actiond_ready")
         self.logger = logger
     }
 
@@ -63,6 +68,7 @@ package final class Readiness: Service, Sendable {
                     problem = "database unreachable: \(DatabaseFailure.describe(error))"
                 }
                 latest.withLock { $0 = Check(problem: problem, at: .now) }
+                ready.record(self.problem() == nil ? 1 : 0)
                 do { try await Task.sleep(for: interval) } catch { return }
             }
         }

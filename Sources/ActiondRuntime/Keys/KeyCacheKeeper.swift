@@ -11,7 +11,8 @@ import ServiceLifecycle
 /// only the workers and the owner may call) and drops their cached keys; and drops expired
 /// entries every `sweepInterval`, so that no key outlives `KeyCache.maxAge` plus one sweep
 /// whatever happens (SECURITY.md states the bound). Publishes the cache's size as
-/// `actiond_key_cache_keys`.
+/// `actiond_key_cache_keys` and the keys that did not unwrap as
+/// `actiond_key_unwrap_failures_total`.
 ///
 /// No notification: any login may LISTEN on a channel and read its payloads, or NOTIFY it, and
 /// who was forgotten, and when, is for the owner and the workers only. A look that fails (the
@@ -27,6 +28,7 @@ package struct KeyCacheKeeper: Service {
     let sweepInterval: Duration
     let checkInterval: Duration
     let size: Gauge
+    let unwrapFailures: Counter
     let logger: Logger
 
     package init(client: PostgresClient, cache: KeyCache, sweepInterval: Duration = .seconds(5), checkInterval: Duration = .seconds(1),
@@ -36,6 +38,8 @@ package struct KeyCacheKeeper: Service {
         self.sweepInterval = sweepInterval
         self.checkInterval = checkInterval
         size = factory.map { Gauge(label: "actiond_key_cache_keys", factory: $0) } ?? Gauge(label: "actiond_key_cache_keys")
+        unwrapFailures = factory.map { Counter(label: "actiond_key_unwrap_failures_total", factory: $0) }
+            ?? Counter(label: "actiond_key_unwrap_failures_total")
         self.logger = logger
     }
 
@@ -50,9 +54,15 @@ package struct KeyCacheKeeper: Service {
     }
 
     private func sweep() async {
+        var published = 0
         while !Task.isCancelled {
             cache.removeExpired()
             size.record(cache.count)
+            let failures = cache.unwrapFailures
+            if failures > published {
+                unwrapFailures.increment(by: Int64(failures - published))
+                published = failures
+            }
             do { try await Task.sleep(for: sweepInterval) } catch { return }
         }
     }

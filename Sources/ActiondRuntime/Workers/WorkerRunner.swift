@@ -45,11 +45,12 @@ package enum WorkerRunner {
                                     backgroundLogger: logger)
         // With an HTTP endpoint, the workers' metrics go to a Prometheus registry it serves.
         let registry = PrometheusCollectorRegistry()
+        let factory = http == nil ? nil : PrometheusMetricsFactory(registry: registry)
         let workers = Workers(client: client, keys: keys, router: EventRouter(handlers: handlers, rules: rules), configuration: configuration,
-                              logger: logger, metricsFactory: http == nil ? nil : PrometheusMetricsFactory(registry: registry))
+                              logger: logger, metricsFactory: factory)
         var operations: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if let http {
-            let readiness = Readiness(client: client, handlers: handlers, health: workers.health, logger: logger)
+            let readiness = Readiness(client: client, handlers: handlers, health: workers.health, factory: factory, logger: logger)
             operations = [.init(service: OperationsServer.application(endpoint: http, registry: registry, readiness: readiness, logger: logger)),
                           .init(service: readiness)]
         }
