@@ -240,7 +240,6 @@ CREATE TABLE actiond.events (
     submitted_at timestamp with time zone DEFAULT now() NOT NULL,
     request_id text,
     CONSTRAINT events_id_length CHECK (((char_length(id) >= 1) AND (char_length(id) <= 128))),
-    CONSTRAINT events_type_known CHECK ((type = ANY (ARRAY['notification.sent'::text, 'notification.response'::text, 'meeting.cancelled'::text, 'protected_data.unavailable'::text, 'protected_data.available'::text]))),
     CONSTRAINT events_user_id_present CHECK ((user_id <> ''::text))
 )
 PARTITION BY RANGE ("position");
@@ -266,7 +265,6 @@ CREATE TABLE actiond.events_1 (
     submitted_at timestamp with time zone DEFAULT now() NOT NULL,
     request_id text,
     CONSTRAINT events_id_length CHECK (((char_length(id) >= 1) AND (char_length(id) <= 128))),
-    CONSTRAINT events_type_known CHECK ((type = ANY (ARRAY['notification.sent'::text, 'notification.response'::text, 'meeting.cancelled'::text, 'protected_data.unavailable'::text, 'protected_data.available'::text]))),
     CONSTRAINT events_user_id_present CHECK ((user_id <> ''::text))
 )
 WITH (fillfactor='90');
@@ -284,7 +282,6 @@ CREATE TABLE actiond.events_1000001 (
     submitted_at timestamp with time zone DEFAULT now() NOT NULL,
     request_id text,
     CONSTRAINT events_id_length CHECK (((char_length(id) >= 1) AND (char_length(id) <= 128))),
-    CONSTRAINT events_type_known CHECK ((type = ANY (ARRAY['notification.sent'::text, 'notification.response'::text, 'meeting.cancelled'::text, 'protected_data.unavailable'::text, 'protected_data.available'::text]))),
     CONSTRAINT events_user_id_present CHECK ((user_id <> ''::text))
 )
 WITH (fillfactor='90');
@@ -325,6 +322,19 @@ CREATE TABLE actiond.held (
     hold_until timestamp with time zone NOT NULL,
     held_at timestamp with time zone DEFAULT now() NOT NULL
 );
+
+-- Name: input_types; Type: TABLE; Schema: actiond; Owner: -
+
+CREATE TABLE actiond.input_types (
+    type text NOT NULL,
+    handler text NOT NULL,
+    id_field text NOT NULL,
+    registered_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+-- Name: TABLE input_types; Type: COMMENT; Schema: actiond; Owner: -
+
+COMMENT ON TABLE actiond.input_types IS 'Input event types declared by handlers (sharedInputs): the handler and the data field naming its shared state.';
 
 -- Name: intake_keys; Type: TABLE; Schema: actiond; Owner: -
 
@@ -706,6 +716,11 @@ ALTER TABLE ONLY actiond.handler_views
 
 ALTER TABLE ONLY actiond.held
     ADD CONSTRAINT held_pkey PRIMARY KEY (user_id, "position");
+
+-- Name: input_types input_types_pkey; Type: CONSTRAINT; Schema: actiond; Owner: -
+
+ALTER TABLE ONLY actiond.input_types
+    ADD CONSTRAINT input_types_pkey PRIMARY KEY (type);
 
 -- Name: intake_keys intake_keys_pkey; Type: CONSTRAINT; Schema: actiond; Owner: -
 

@@ -13,8 +13,8 @@
 -- server's log and the producer's logs, and event content may be protected text.
 --
 -- Size caps, so that nothing accepted can fail to index later (a btree row holds about
--- 2,700 bytes): id 128 characters; user_id, data.request_id, data.action, data.meeting_id
--- and a category's required payload keys 200 characters (at most 800 bytes, under the
+-- 2,700 bytes): id 128 characters; user_id, data.request_id, data.action, an input type's
+-- id field (data.meeting_id) and a category's required payload keys 200 characters (at most 800 bytes, under the
 -- 1,000 bytes a handler's state id may have); data.text 4,096 characters;
 -- data.payload 4,096 bytes and data of every type 32,768 bytes, as compact UTF-8 JSON.
 --
@@ -36,6 +36,7 @@ declare
     payload jsonb := event -> 'data' -> 'payload';
     problem text;
     custom_key text;
+    input_field text;
 begin
     if event is null or jsonb_typeof(event) <> 'object' then
         return array[actiond.sqlstate('invalid_parameter_value'), 'event: must be a JSON object, got ' || coalesce(jsonb_typeof(event), 'null')];
@@ -53,10 +54,15 @@ begin
                             actiond.string_field_problem(event -> 'occurred_at', 'occurred_at'));
         return array[actiond.sqlstate('invalid_parameter_value'), problem];
     end if;
-    if event_type not in ('notification.sent', 'notification.response', 'meeting.cancelled',
-                    'protected_data.unavailable', 'protected_data.available') then
-        return array[actiond.sqlstate('invalid_parameter_value'), 'type: must be one of notification.sent, notification.response, '
-            || 'meeting.cancelled, protected_data.unavailable, protected_data.available'];
+    if event_type not in ('notification.sent', 'notification.response',
+                          'protected_data.unavailable', 'protected_data.available') then
+        -- A handler's own input type (migration 020): the data field naming its shared state.
+        select t.id_field into input_field from actiond.input_types t where t.type = event_type;
+        if input_field is null then
+            return array[actiond.sqlstate('invalid_parameter_value'), 'type: must be one of notification.sent, notification.response, '
+                || 'protected_data.unavailable, protected_data.available'
+                || coalesce((select ', ' || string_agg(t.type, ', ' order by t.type) from actiond.input_types t), '')];
+        end if;
     end if;
     if not actiond.is_rfc3339(event ->> 'occurred_at') then
         return array[actiond.sqlstate('invalid_datetime_format'), 'occurred_at: must be an RFC 3339 date-time such as 2026-11-22T09:30:00Z'];
@@ -216,9 +222,11 @@ begin
         end if;
 
     -- (protected_data.*: no data fields)
-    elsif event_type = 'meeting.cancelled' then
-        if not actiond.is_string_field(event_data -> 'meeting_id', 200) then
-            return array[actiond.sqlstate('invalid_parameter_value'), actiond.string_field_problem(event_data -> 'meeting_id', 'data.meeting_id', 200)];
+    elsif input_field is not null then
+        -- A handler's input (meeting.cancelled, a team's own): the field naming the shared
+        -- state it changes, like every id.
+        if not actiond.is_string_field(event_data -> input_field, 200) then
+            return array[actiond.sqlstate('invalid_parameter_value'), actiond.string_field_problem(event_data -> input_field, 'data.' || input_field, 200)];
         end if;
     end if;
     return null;

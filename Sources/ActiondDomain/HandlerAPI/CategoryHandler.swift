@@ -58,9 +58,13 @@ public protocol CategoryHandler: Sendable {
     var sharedStateVersion: Int { get }
     /// The report view `actiond migrate` installs for this handler's state; nil: none.
     var reportView: ReportView? { get }
-    /// Input event types (other than notification.sent and .response) that change this
-    /// handler's shared state, each with the `data` field naming the shared state's id:
-    /// `[.meetingCancelled: "meeting_id"]`. One handler per type.
+    /// Input event types of the handler's own, for what a team's systems report (not
+    /// notifications), each changing the handler's shared state, with the `data` field naming
+    /// that state's id: `[EventType("parcel.delivered"): "parcel_id"]`, or the meeting
+    /// handler's `[.meetingCancelled: "meeting_id"]`. Names are a namespace and a name joined
+    /// by dots (`EventType.isTeamInputName`); one handler per type. `actiond migrate`
+    /// registers them, and submit then requires the field as a string (docs/handlers.md,
+    /// "Your own input events").
     var sharedInputs: [EventType: String] { get }
 
     /// The id of the per-user state a notification's responses act on (its user is the

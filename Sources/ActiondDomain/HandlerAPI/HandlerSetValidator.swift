@@ -4,7 +4,7 @@ enum HandlerSetValidator {
     /// The report views of docs/contract.md, "Reports" that are not a handler's.
     static let coreReports: Set<String> = ["report_queue", "report_throughput", "report_latency", "report_outcomes",
                                            "report_dead_letters", "report_stash", "report_trail"]
-    static let contractInputs: Set<EventType> = [.notificationSent, .notificationResponse, .protectedDataAvailable, .protectedDataUnavailable]
+    static let contractInputs: Set<EventType> = Set(EventType.actiondTypes)
 
     static func problems(in handlers: [any AnyCategoryHandler]) -> [String] {
         var problems: [String] = []
@@ -38,9 +38,13 @@ enum HandlerSetValidator {
                 }
             }
             for (type, field) in handler.sharedInputs.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-                if contractInputs.contains(type) { problems.append("\(label): \(type.rawValue) is routed by actiond itself and cannot be a shared input") }
+                if contractInputs.contains(type) {
+                    problems.append("\(label): \(type.rawValue) is routed by actiond itself and cannot be a shared input")
+                } else if !EventType.isTeamInputName(type.rawValue) {
+                    problems.append("\(label): input type \(type.rawValue.debugDescription) must be a namespace and a name of lowercase letters, digits and _ joined by dots (such as parcel.delivered), at most 64 bytes")
+                }
+                if !isKey(field) { problems.append("\(label): shared input \(type.rawValue) names data field \(field.debugDescription); a field is letters, digits and _") }
                 if handler.sharedKind == nil { problems.append("\(label): shared input \(type.rawValue) needs a Shared state type") }
-                if field.isEmpty { problems.append("\(label): shared input \(type.rawValue) must name the data field holding the shared state's id") }
                 if let owner = inputs[type] { problems.append("\(label): \(type.rawValue) is already handled by \(owner)") }
                 inputs[type] = inputs[type] ?? name
             }

@@ -5,8 +5,8 @@ import Foundation
 package enum EventData: Sendable, Hashable {
     case sent(requestID: String, payload: [String: JSONValue])
     case response(NotificationResponse)
-    /// Another input type (meeting.cancelled): routed to the handler that declares it a
-    /// shared input.
+    /// Another input type (meeting.cancelled, a team's own): routed to the handler that
+    /// declares it a shared input.
     case input(EventType, data: [String: JSONValue])
     case protectedData(available: Bool)
 
@@ -42,13 +42,14 @@ package enum EventData: Sendable, Hashable {
                                                 text: protectedText(data, "text"), locked: locked)
             if case .bool(true)? = data["text" + ProtectedFields.unreadableSuffix] { response.textUnreadable = true }
             return .response(response)
-        case .meetingCancelled:
-            guard case .object(let object) = data else { throw Unreadable(position: position, field: "") }
-            return .input(type, data: object)
         case .protectedDataUnavailable:
             return .protectedData(available: false)
         case .protectedDataAvailable:
             return .protectedData(available: true)
+        default:
+            // A handler's input (meeting.cancelled, a team's own): its handler reads it.
+            guard case .object(let object) = data else { throw Unreadable(position: position, field: "") }
+            return .input(type, data: object)
         }
     }
 }

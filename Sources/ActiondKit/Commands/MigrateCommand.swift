@@ -47,6 +47,7 @@ struct MigrateCommand: AsyncParsableCommand {
             for object in report.restored { print("restored \(object): its live definition differed from what migrate had applied") }
             if report.objects > 0 { print("applied \(report.objects) functions, views and grants (Schema/functions, views, grants)") }
             for view in report.views { print("installed handler report view \(view)") }
+            if report.inputTypes > 0 { print("registered \(report.inputTypes) handler input type\(report.inputTypes == 1 ? "" : "s") for submit") }
             if let version = report.loadedDefaultCategories {
                 print("loaded the default categories as version \(version)")
             }

@@ -31,6 +31,8 @@ package struct Migrator: Sendable {
         package var loadedDefaultCategories: Int?
         /// Handlers' report views created or re-created by this run.
         package var views: [String] = []
+        /// Handlers' input types registered or brought up to date by this run.
+        package var inputTypes: Int = 0
         /// How many functions, views and grants this run applied (0: all were current).
         package var objects: Int = 0
         /// Functions and views whose live definition had drifted from what migrate applied
@@ -303,6 +305,7 @@ package struct Migrator: Sendable {
             report.loadedDefaultCategories = result.version
         }
         report.views = try await HandlerReportViews.install(handlers, on: connection, logger: logger, force: !report.restored.isEmpty)
+        report.inputTypes = try await InputTypeStore.register(handlers, on: connection, logger: logger)
         return report
     }
 

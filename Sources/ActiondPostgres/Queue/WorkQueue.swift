@@ -63,7 +63,8 @@ package enum WorkQueue {
         package var description: String { "claim_batch returned an event row with an empty column (position \(position.map(String.init) ?? "none"))" }
     }
 
-    /// An event of a type this build does not know, read from the log.
+    /// An event without a type, read from the log. (A type no handler of this build takes is
+    /// the router's to refuse, event by event: `EventRouter.MissingHandler`.)
     package struct UnknownEventType: Error, CustomStringConvertible {
         package var type: String
         package var position: Int64
@@ -77,7 +78,7 @@ package enum WorkQueue {
             return type
         }
         package var description: String {
-            "the event at position \(position) has type \(type.prefix(64)), which this build does not know (it knows \(EventType.allCases.map(\.rawValue).joined(separator: ", "))); run the actiond build that wrote it"
+            "the event at position \(position) has an empty type, which submit never accepts"
         }
     }
 

@@ -1,4 +1,5 @@
 import ActiondKit
+import Foundation
 
 /// What changed in an order (stored as schema version 2).
 public enum OrderEvent: HandlerEvent {
@@ -51,4 +52,11 @@ public enum OrderEventV1: HandlerEvent {
         case .courierMessaged(let text, let stamp): .courierMessaged(text: text, at: stamp)
         }
     }
+}
+
+/// What changed in an order's pickup (shared state).
+public enum PickupEvent: HandlerEvent {
+    case pickedUp(orderID: String, at: Date)
+
+    public var name: String { "order.picked_up" }
 }

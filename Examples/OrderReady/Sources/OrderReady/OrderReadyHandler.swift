@@ -3,6 +3,8 @@ import Foundation
 
 /// ORDER_READY: "I'm on my way", "Leave it at the door" (needs the device unlocked), and
 /// "Message the courier" (a text reply: protected data, stashed while the device is locked).
+/// Its own input event, `orders.picked_up` (`{"order_id": "42"}`), comes from the courier's
+/// system: once an order is picked up, later choices for it are rejected `already_picked_up`.
 ///
 /// Everything else (checking that the response answers this user's notification with one of
 /// the category's actions, authentication, text limits, held and stashed responses, exactly
@@ -18,6 +20,10 @@ public struct OrderReadyHandler: CategoryHandler {
     public var settings: [HandlerSetting] { [HandlerSetting("max_courier_messages", default: 3, minimum: 0, maximum: 100)] }
     /// Version 2: choices are stored as a status (version 1 stored the button).
     public var eventVersion: Int { 2 }
+    /// The team's own input: `orders.picked_up`, routed to the pickup of its `order_id`.
+    /// `actiond migrate` (this worker's) registers it, and submit then validates it like any
+    /// other type: `data.order_id` a string of 1 to 200 characters.
+    public var sharedInputs: [EventType: String] { [EventType("orders.picked_up"): "order_id"] }
 
     /// `select * from actiond.report_orders where order_id = '42'`.
     public var reportView: ReportView? {
@@ -29,11 +35,14 @@ public struct OrderReadyHandler: CategoryHandler {
                 ReportColumn("status", .text),
                 ReportColumn("decided_at", .timestamp, key: "decidedAt"),
                 ReportColumn("courier_messages", .integer, key: "courierMessages"),
-            ])
+            ],
+            sharedColumns: [ReportColumn("picked_up_at", .timestamp, key: "pickedUpAt")])
     }
 
     /// The order a notification is about: its state is keyed by ORDER_ID and the user.
     public func stateID(for notification: SentNotification) -> String? { notification["ORDER_ID"] }
+    /// The pickup every response reads: keyed by ORDER_ID alone, shared by its users.
+    public func sharedID(for notification: SentNotification) -> String? { notification["ORDER_ID"] }
 
     /// Only a courier message writes protected data (its text).
     public func needsProtectedData(_ action: RespondedAction) -> Bool {
@@ -55,7 +64,8 @@ public struct OrderReadyHandler: CategoryHandler {
 
     /// The latest choice by device time stands; an older one arriving late is superseded.
     /// Courier messages count up to the category's `max_courier_messages`.
-    public func respond(_ response: CheckedResponse, to state: OrderState?, shared: Never?) -> Decision<OrderEvent> {
+    public func respond(_ response: CheckedResponse, to state: OrderState?, shared pickup: Pickup?) -> Decision<OrderEvent> {
+        if pickup?.pickedUpAt != nil { return .rejected("already_picked_up") }
         if let button = response.actionIdentifier, let status = Self.status(for: button) {
             if let decided = state?.decided, response.stamp < decided { return .superseded }
             return .applied(.statusChosen(status, at: response.stamp))
@@ -66,6 +76,27 @@ public struct OrderReadyHandler: CategoryHandler {
         }
         return .applied()
     }
+
+    /// orders.picked_up: the first pickup stands.
+    public func handle(_ input: SharedInput, shared pickup: Pickup?) -> Decision<PickupEvent> {
+        if pickup?.pickedUpAt != nil { return .applied() }
+        return .applied(.pickedUp(orderID: input.id, at: input.occurredAt))
+    }
+
+    public func applyShared(_ event: PickupEvent, to pickup: Pickup?, id: String) -> Pickup {
+        switch event {
+        case .pickedUp(let orderID, let time):
+            if let pickup, pickup.pickedUpAt != nil { return pickup }
+            return Pickup(orderID: orderID, pickedUpAt: time)
+        }
+    }
+
+    /// report_orders' shared column.
+    public struct PickupReport: Encodable, Sendable {
+        public var pickedUpAt: Date?
+    }
+
+    public func sharedReport(_ pickup: Pickup) -> PickupReport { PickupReport(pickedUpAt: pickup.pickedUpAt) }
 
     /// The fold: used live and by `actiond rebuild`.
     public func apply(_ event: OrderEvent, to state: OrderState?, key: StateKey) -> OrderState {

@@ -1,4 +1,5 @@
 import ActiondKit
+import Foundation
 
 /// What the person chose for an order that is ready.
 public enum OrderStatus: String, Codable, Sendable, Hashable {
@@ -19,5 +20,18 @@ public struct OrderState: Codable, Sendable, Hashable {
 
     public init(orderID: String) {
         self.orderID = orderID
+    }
+}
+
+/// An order's pickup, shared by everyone notified about it: set by the team's own input
+/// event `orders.picked_up` (the courier's system reports it, no notification involved).
+public struct Pickup: Codable, Sendable, Hashable {
+    public var orderID: String
+    /// When the courier picked the order up (the input's occurred_at).
+    public var pickedUpAt: Date?
+
+    public init(orderID: String, pickedUpAt: Date? = nil) {
+        self.orderID = orderID
+        self.pickedUpAt = pickedUpAt
     }
 }

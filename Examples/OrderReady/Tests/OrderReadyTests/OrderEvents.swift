@@ -21,6 +21,11 @@ enum OrderEvents {
                     data: #"{"request_id":"\#(request)","action":"\#(action)","locked":\#(locked)\#(textField)}"#)
     }
 
+    /// The team's own input: the courier's system reports a pickup.
+    static func pickedUp(_ id: String, user: String, order: String, at minute: Int) -> String {
+        line(id, "orders.picked_up", user: user, at: minute, data: #"{"order_id":"\#(order)"}"#)
+    }
+
     static func protectedData(_ id: String, user: String, available: Bool, at minute: Int) -> String {
         line(id, available ? "protected_data.available" : "protected_data.unavailable", user: user, at: minute, data: "{}")
     }

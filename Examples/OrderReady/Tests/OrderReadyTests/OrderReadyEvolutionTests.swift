@@ -20,7 +20,7 @@ struct OrderReadyHandlerV1: CategoryHandler {
     }
 
     func respond(_ response: CheckedResponse, to state: OrderState?, shared: Never?) -> Decision<OrderEventV1> {
-        let decision = current.respond(response, to: state, shared: shared)
+        let decision = current.respond(response, to: state, shared: nil)
         let events: [OrderEventV1] = decision.events.map { event in
             switch event {
             case .orderReady(let orderID): .orderReady(orderID: orderID)

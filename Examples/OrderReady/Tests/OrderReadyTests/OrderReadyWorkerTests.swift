@@ -160,6 +160,56 @@ struct OrderReadyWorkerTests {
         }
     }
 
+    /// The team's own input event (`orders.picked_up`): registered by its worker's migrate,
+    /// submitted through SQL and through its binary, refused when malformed or unknown,
+    /// decided in each user's order with the notifications and responses, read by later
+    /// responses, shown in its report and folded equal by rebuild.
+    @Test func itsOwnInputEventIsValidatedDecidedInOrderAndRebuilt() async throws {
+        try await ActiondTestDatabase.with(handlers: [OrderReadyHandler()]) { db in
+            #expect(try await run(["categories", "load", OrderEvents.categoriesFile.path], db).status == 0)
+            // Through its binary: a notification, the pickup, then ana's choice, which comes too late.
+            let first = [
+                OrderEvents.sent("a-sent", user: "ana", request: "a-r1", order: "42"),
+                OrderEvents.respond("a-way", user: "ana", request: "a-r1", action: "ON_MY_WAY_ACTION", at: 2),
+                OrderEvents.pickedUp("a-picked", user: "ana", order: "42", at: 3),
+                OrderEvents.respond("a-door", user: "ana", request: "a-r1", action: "LEAVE_AT_DOOR_ACTION", at: 4),
+                OrderEvents.sent("b-sent", user: "bob", request: "b-r1", order: "7"),
+            ]
+            let submitted = try await run(["submit", "-"], db, input: first.joined(separator: "\n"))
+            #expect(submitted.status == 0 && submitted.standardOutput.contains("5 accepted"), "\(submitted.standardOutput)\(submitted.standardError)")
+            // Through SQL, as the courier's system would: bob's order picked up, then his choice.
+            let sql = try await db.submit([OrderEvents.pickedUp("b-picked", user: "bob", order: "7", at: 5),
+                                           OrderEvents.respond("b-way", user: "bob", request: "b-r1", action: "ON_MY_WAY_ACTION", at: 6)])
+            #expect(sql.map(\.status) == ["accepted", "accepted"], "\(sql)")
+            // Malformed or unknown: refused with the rule and the field, nothing stored.
+            let refused = try await db.submit([
+                OrderEvents.line("bad-1", "orders.picked_up", user: "ana", at: 7, data: "{}"),
+                OrderEvents.line("bad-2", "orders.picked_up", user: "ana", at: 7, data: #"{"order_id":42}"#),
+                OrderEvents.line("bad-3", "orders.dropped", user: "ana", at: 7, data: #"{"order_id":"42"}"#),
+            ])
+            #expect(refused.map(\.status) == ["refused", "refused", "refused"])
+            #expect(refused[0].message?.hasPrefix("data.order_id: is required") == true, "\(refused[0])")
+            #expect(refused[1].message?.hasPrefix("data.order_id: must be a string") == true, "\(refused[1])")
+            #expect(refused[2].message?.contains("type: must be one of") == true && refused[2].message?.contains("orders.picked_up") == true, "\(refused[2])")
+            let binaryRefusal = try await run(["submit", "-"], db, input: OrderEvents.line("bad-4", "orders.picked_up", user: "ana", at: 7, data: "{}"))
+            #expect(binaryRefusal.status == 1 && binaryRefusal.standardError.contains("data.order_id"), "\(binaryRefusal.standardError)")
+            #expect(try await count("SELECT count(*) FROM actiond.events WHERE id LIKE 'bad-%'", db) == 0)
+
+            #expect(try await run(["work", "--drain"], db).status == 0)
+            let outcomes = try await db.outcomes()
+            #expect(outcomes["a-way"] == "applied" && outcomes["a-picked"] == "applied" && outcomes["a-door"] == "rejected:already_picked_up",
+                    "\(outcomes)")
+            #expect(outcomes["b-picked"] == "applied" && outcomes["b-way"] == "rejected:already_picked_up", "\(outcomes)")
+            let orders = try await ordersReport(db)
+            #expect(orders["42/ana"]?["status"] as? String == "on_my_way", "the choice before the pickup stands")
+            #expect(orders["42/ana"]?["picked_up_at"] as? String == "2026-11-22T09:03:00Z" || (orders["42/ana"]?["picked_up_at"] as? String)?.hasPrefix("2026-11-22") == true,
+                    "\(String(describing: orders["42/ana"]))")
+            #expect(orders["7/bob"]?["picked_up_at"] != nil && orders["7/bob"]?["status"] as? String == "ready")
+            let rebuilt = try await run(["rebuild"], db)
+            #expect(rebuilt.status == 0 && rebuilt.standardOutput.contains("nothing changed"), "\(rebuilt.standardOutput)\(rebuilt.standardError)")
+        }
+    }
+
     @Test func aBuildWithoutTheHandlerRefusesTheCategoriesFileAndListsItsHandlers() async throws {
         try await ActiondTestDatabase.with { db in
             let before = try await count("SELECT count(*) FROM actiond.category_versions", db)
