@@ -170,6 +170,32 @@ public struct ActiondTestDatabase: Sendable {
         return CommandResult(status: result.status, standardOutput: result.standardOutput, standardError: result.standardError)
     }
 
+    /// An executable started by `start(_:_:environment:)`, still running: signal it (a
+    /// worker killed mid-batch with `SIGKILL`, or stopped with `SIGTERM`) and wait for it.
+    public struct RunningCommand: Sendable {
+        let process: ActiondProcess.Running
+
+        /// Sends `signal` (`SIGKILL`, `SIGTERM`, `SIGINT`).
+        public func send(_ signal: Int32) { process.send(signal) }
+
+        /// Waits for it to exit; how it ended, and what it printed.
+        public func exit() async throws -> CommandResult {
+            let result = try await process.exit()
+            return CommandResult(status: result.status, standardOutput: result.standardOutput, standardError: result.standardError)
+        }
+    }
+
+    /// Starts `executable` as `run(_:_:input:environment:)` does, and returns while it runs
+    /// (`work` without `--drain`, to kill it mid-batch). Wait for it with `exit()`.
+    public func start(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> RunningCommand {
+        guard FileManager.default.isExecutableFile(atPath: TestPaths.executable(executable).path) else {
+            throw TestDatabaseError("no executable named \(executable) beside the test binary: add its target to the test target's dependencies")
+        }
+        let process = try ActiondProcess.start(arguments, database: database.url, executable: executable,
+                                               environment: ["ACTIOND_KEY_FILE": keyFile].merging(environment) { $1 })
+        return RunningCommand(process: process)
+    }
+
     /// The rows of a read-only SQL query, as JSON objects (column name to value), run in a
     /// read-only transaction: a query that writes fails.
     public func query(_ sql: String) async throws -> [[String: JSONValue]] {

@@ -210,6 +210,47 @@ struct OrderReadyWorkerTests {
         }
     }
 
+    /// A worker killed with SIGKILL while it decides pickups, notifications and responses
+    /// loses nothing and doubles nothing: after a restart every event has exactly one outcome.
+    @Test func aWorkerKilledWhileDecidingItsInputsLosesAndDoublesNothing() async throws {
+        try await ActiondTestDatabase.with(handlers: [OrderReadyHandler()]) { db in
+            #expect(try await run(["categories", "load", OrderEvents.categoriesFile.path], db).status == 0)
+            let users = (0..<40).map { "user-\($0)" }
+            let events = users.enumerated().flatMap { index, user in
+                (0..<6).flatMap { order in
+                    [OrderEvents.sent("\(user)-s\(order)", user: user, request: "\(user)-r\(order)", order: "o\(index)-\(order)", at: order),
+                     OrderEvents.pickedUp("\(user)-p\(order)", user: user, order: "o\(index)-\(order)", at: order + 1),
+                     OrderEvents.respond("\(user)-w\(order)", user: user, request: "\(user)-r\(order)", action: "ON_MY_WAY_ACTION", at: order + 2)]
+                }
+            }
+            let submitted = try await run(["submit", "-"], db, input: events.joined(separator: "\n"))
+            #expect(submitted.status == 0, "\(submitted.standardError)")
+            let worker = try db.start(Self.worker, ["work", "--concurrency", "4", "--batch-size", "20"])
+            let started = try await eventuallyDecided(db, atLeast: 1)
+            worker.send(SIGKILL)
+            _ = try await worker.exit()
+            #expect(started, "the worker decided something before it was killed")
+            #expect(try await run(["work", "--drain"], db).status == 0)
+            let outcomes = try await db.outcomesByEvent()
+            #expect(outcomes.count == events.count, "every event decided once: \(outcomes.count) of \(events.count)")
+            #expect(try await count("SELECT count(*) FROM actiond.outcomes", db) == events.count, "no event decided twice")
+            #expect(outcomes.filter { $0.key.id.contains("-p") }.allSatisfy { $0.value == "applied" })
+            #expect(outcomes.filter { $0.key.id.contains("-w") }.allSatisfy { $0.value == "rejected:already_picked_up" })
+            let rebuilt = try await run(["rebuild"], db)
+            #expect(rebuilt.status == 0 && rebuilt.standardOutput.contains("nothing changed"), "\(rebuilt.standardOutput)\(rebuilt.standardError)")
+        }
+    }
+
+    /// Whether at least `count` outcomes are recorded within 20 s.
+    func eventuallyDecided(_ db: ActiondTestDatabase, atLeast count: Int) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            if (try await self.count("SELECT count(*) FROM actiond.outcomes", db) ?? 0) >= count { return true }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        return false
+    }
+
     @Test func aBuildWithoutTheHandlerRefusesTheCategoriesFileAndListsItsHandlers() async throws {
         try await ActiondTestDatabase.with { db in
             let before = try await count("SELECT count(*) FROM actiond.category_versions", db)
