@@ -329,12 +329,13 @@ CREATE TABLE actiond.input_types (
     type text NOT NULL,
     handler text NOT NULL,
     id_field text NOT NULL,
+    required_keys text[] DEFAULT '{}'::text[] NOT NULL,
     registered_at timestamp with time zone DEFAULT now() NOT NULL
 );
 
 -- Name: TABLE input_types; Type: COMMENT; Schema: actiond; Owner: -
 
-COMMENT ON TABLE actiond.input_types IS 'Input event types declared by handlers (sharedInputs): the handler and the data field naming its shared state.';
+COMMENT ON TABLE actiond.input_types IS 'Input event types declared by handlers (sharedInputs): the handler, the data field naming its shared state, further required fields.';
 
 -- Name: intake_keys; Type: TABLE; Schema: actiond; Owner: -
 

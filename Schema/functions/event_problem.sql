@@ -37,6 +37,7 @@ declare
     problem text;
     custom_key text;
     input_field text;
+    input_keys text[];
 begin
     if event is null or jsonb_typeof(event) <> 'object' then
         return array[actiond.sqlstate('invalid_parameter_value'), 'event: must be a JSON object, got ' || coalesce(jsonb_typeof(event), 'null')];
@@ -57,7 +58,7 @@ begin
     if event_type not in ('notification.sent', 'notification.response',
                           'protected_data.unavailable', 'protected_data.available') then
         -- A handler's own input type (migration 020): the data field naming its shared state.
-        select t.id_field into input_field from actiond.input_types t where t.type = event_type;
+        select t.id_field, t.required_keys into input_field, input_keys from actiond.input_types t where t.type = event_type;
         if input_field is null then
             return array[actiond.sqlstate('invalid_parameter_value'), 'type: must be one of notification.sent, notification.response, '
                 || 'protected_data.unavailable, protected_data.available'
@@ -228,6 +229,11 @@ begin
         if not actiond.is_string_field(event_data -> input_field, 200) then
             return array[actiond.sqlstate('invalid_parameter_value'), actiond.string_field_problem(event_data -> input_field, 'data.' || input_field, 200)];
         end if;
+        foreach custom_key in array input_keys loop
+            if not actiond.is_string_field(event_data -> custom_key, 200) then
+                return array[actiond.sqlstate('invalid_parameter_value'), actiond.string_field_problem(event_data -> custom_key, 'data.' || custom_key, 200)];
+            end if;
+        end loop;
     end if;
     return null;
 end

@@ -66,6 +66,10 @@ public protocol CategoryHandler: Sendable {
     /// registers them, and submit then requires the field as a string (docs/handlers.md,
     /// "Your own input events").
     var sharedInputs: [EventType: String] { get }
+    /// Further `data` fields each of `sharedInputs` requires, beside the one naming the
+    /// shared state: `[EventType("parcel.delivered"): ["courier"]]`. Submit refuses an event
+    /// without one, or with one that is not a string of 1 to 200 characters, naming it.
+    var inputRequiredKeys: [EventType: [String]] { get }
 
     /// The id of the per-user state a notification's responses act on (its user is the
     /// notification's); nil when the notification changes no state.
@@ -130,6 +134,8 @@ extension CategoryHandler {
     public var reportView: ReportView? { nil }
     /// Default: no shared inputs.
     public var sharedInputs: [EventType: String] { [:] }
+    /// Default: no further required fields.
+    public var inputRequiredKeys: [EventType: [String]] { [:] }
     /// Default: nil, responses read no shared state.
     public func sharedID(for notification: SentNotification) -> String? { nil }
     /// Default: false, no action needs protected data.

@@ -59,11 +59,12 @@ public struct CategoryHandlers: Sendable {
         handlers.values.compactMap { adapter in adapter.reportView.map { (adapter.name, $0) } }.sorted { $0.view.name < $1.view.name }
     }
 
-    /// The input types the handlers take (`sharedInputs`), each with its handler and the
-    /// data field naming the shared state it changes, by type: what `actiond migrate`
-    /// registers for submit.
-    public var inputTypes: [(type: EventType, handler: String, idField: String)] {
-        inputs.map { type, handler in (type, handler.name, handler.sharedInputs[type] ?? "") }.sorted { $0.type.rawValue < $1.type.rawValue }
+    /// The input types the handlers take (`sharedInputs`), each with its handler, the data
+    /// field naming the shared state it changes and the further fields it requires, by type:
+    /// what `actiond migrate` registers for submit.
+    public var inputTypes: [(type: EventType, handler: String, idField: String, requiredKeys: [String])] {
+        inputs.map { type, handler in (type, handler.name, handler.sharedInputs[type] ?? "", handler.inputRequiredKeys[type] ?? []) }
+            .sorted { $0.type.rawValue < $1.type.rawValue }
     }
 
     /// The stream kinds of a handler's views: its state's, and its shared state's.

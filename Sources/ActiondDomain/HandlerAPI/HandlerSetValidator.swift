@@ -45,8 +45,15 @@ enum HandlerSetValidator {
                 }
                 if !isKey(field) { problems.append("\(label): shared input \(type.rawValue) names data field \(field.debugDescription); a field is letters, digits and _") }
                 if handler.sharedKind == nil { problems.append("\(label): shared input \(type.rawValue) needs a Shared state type") }
+                var required: Set<String> = [field]
+                for key in handler.inputRequiredKeys[type] ?? [] where !isKey(key) || !required.insert(key).inserted {
+                    problems.append("\(label): input \(type.rawValue) requires field \(key.debugDescription); a field is letters, digits and _, listed once")
+                }
                 if let owner = inputs[type] { problems.append("\(label): \(type.rawValue) is already handled by \(owner)") }
                 inputs[type] = inputs[type] ?? name
+            }
+            for type in handler.inputRequiredKeys.keys.sorted(by: { $0.rawValue < $1.rawValue }) where handler.sharedInputs[type] == nil {
+                problems.append("\(label): inputRequiredKeys names \(type.rawValue), which is not one of its sharedInputs")
             }
             if let view = handler.reportView {
                 problems += viewProblems(view, label: label, shared: handler.sharedKind != nil)

@@ -9,6 +9,7 @@ package protocol AnyCategoryHandler: Sendable {
     var requiredPayloadKeys: [String] { get }
     var settingDeclarations: [HandlerSetting] { get }
     var sharedInputs: [EventType: String] { get }
+    var inputRequiredKeys: [EventType: [String]] { get }
     var reportView: ReportView? { get }
     var stateKind: String { get }
     /// nil when the handler keeps no shared state.
@@ -55,6 +56,7 @@ struct ErasedCategoryHandler<Handler: CategoryHandler>: AnyCategoryHandler {
     var requiredPayloadKeys: [String] { handler.requiredPayloadKeys }
     var settingDeclarations: [HandlerSetting] { handler.settings }
     var sharedInputs: [EventType: String] { handler.sharedInputs }
+    var inputRequiredKeys: [EventType: [String]] { handler.inputRequiredKeys }
     var reportView: ReportView? { handler.reportView }
     var stateKind: String { handler.stateKind }
     var sharedKind: String? { sharedCodec?.kind }

@@ -12,15 +12,21 @@ enum InputTypeStore {
     static func register(_ handlers: CategoryHandlers, on connection: PostgresConnection, logger: Logger) async throws -> Int {
         let declared = handlers.inputTypes
         guard !declared.isEmpty else { return 0 }
+        // The further keys as one JSON array per type (an array of arrays cannot be ragged).
+        let required = declared.map { "[" + $0.requiredKeys.map { "\"\($0)\"" }.joined(separator: ",") + "]" }
         let rows = try await connection.query("""
             WITH declared AS (
-                SELECT * FROM unnest(\(declared.map(\.type.rawValue))::text[], \(declared.map(\.handler))::text[], \(declared.map(\.idField))::text[])
-                    AS d(type, handler, id_field)
+                SELECT d.type, d.handler, d.id_field,
+                       array(SELECT jsonb_array_elements_text(d.required::jsonb)) AS required_keys
+                FROM unnest(\(declared.map(\.type.rawValue))::text[], \(declared.map(\.handler))::text[], \(declared.map(\.idField))::text[],
+                            \(required)::text[]) AS d(type, handler, id_field, required)
             )
-            INSERT INTO actiond.input_types (type, handler, id_field)
-            SELECT type, handler, id_field FROM declared
-            ON CONFLICT (type) DO UPDATE SET handler = excluded.handler, id_field = excluded.id_field, registered_at = now()
-            WHERE (actiond.input_types.handler, actiond.input_types.id_field) IS DISTINCT FROM (excluded.handler, excluded.id_field)
+            INSERT INTO actiond.input_types (type, handler, id_field, required_keys)
+            SELECT type, handler, id_field, required_keys FROM declared
+            ON CONFLICT (type) DO UPDATE SET handler = excluded.handler, id_field = excluded.id_field,
+                                             required_keys = excluded.required_keys, registered_at = now()
+            WHERE (actiond.input_types.handler, actiond.input_types.id_field, actiond.input_types.required_keys)
+                  IS DISTINCT FROM (excluded.handler, excluded.id_field, excluded.required_keys)
             RETURNING type
             """, logger: logger).collect()
         return rows.count

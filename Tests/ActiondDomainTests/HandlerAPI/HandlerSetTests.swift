@@ -36,6 +36,7 @@ struct HandlerSetTests {
         ("an input with a look-alike letter", ProbeHandler(sharedInputs: [EventType("parcel.deliv\u{0435}red"): "parcel_id"]), "must be a namespace and a name"),
         ("an input named too long", ProbeHandler(sharedInputs: [EventType("parcel." + String(repeating: "d", count: 60)): "parcel_id"]), "at most 64 bytes"),
         ("an input whose field could inject SQL", ProbeHandler(sharedInputs: [EventType("parcel.delivered"): "id'--"]), "names data field"),
+        ("required fields of an input it does not take", ProbeHandler(inputRequiredKeys: [EventType("parcel.delivered"): ["courier"]]), "which is not one of its sharedInputs"),
         ("the meeting handler's input again", ProbeHandler(sharedInputs: [.meetingCancelled: "meeting_id"]), "meeting.cancelled is already handled by meeting_invitation"),
         ("one of actiond's reports", ProbeHandler(reportView: ReportView(name: "report_queue", description: "", idColumn: "probe_id", columns: [])), "report_queue is one of actiond's own reports"),
         ("a built-in's report", ProbeHandler(reportView: ReportView(name: "report_timers", description: "", idColumn: "probe_id", columns: [])), "report view report_timers is already timer's"),

@@ -22,6 +22,7 @@ struct ProbeHandler: CategoryHandler {
     var settings: [HandlerSetting] = []
     var reportView: ReportView?
     var sharedInputs: [EventType: String] = [:]
+    var inputRequiredKeys: [EventType: [String]] = [:]
     var decide: @Sendable (CheckedResponse) throws -> Decision<Event> = { .applied(.poked(by: $0.key.userID)) }
 
     func stateID(for notification: SentNotification) -> String? { notification["PROBE_ID"] }

@@ -24,6 +24,8 @@ public struct OrderReadyHandler: CategoryHandler {
     /// `actiond migrate` (this worker's) registers it, and submit then validates it like any
     /// other type: `data.order_id` a string of 1 to 200 characters.
     public var sharedInputs: [EventType: String] { [EventType("orders.picked_up"): "order_id"] }
+    /// Each pickup names its courier too (`data.courier`, a string).
+    public var inputRequiredKeys: [EventType: [String]] { [EventType("orders.picked_up"): ["courier"]] }
 
     /// `select * from actiond.report_orders where order_id = '42'`.
     public var reportView: ReportView? {

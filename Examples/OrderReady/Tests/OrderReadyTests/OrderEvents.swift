@@ -23,7 +23,7 @@ enum OrderEvents {
 
     /// The team's own input: the courier's system reports a pickup.
     static func pickedUp(_ id: String, user: String, order: String, at minute: Int) -> String {
-        line(id, "orders.picked_up", user: user, at: minute, data: #"{"order_id":"\#(order)"}"#)
+        line(id, "orders.picked_up", user: user, at: minute, data: #"{"order_id":"\#(order)","courier":"c-9"}"#)
     }
 
     static func protectedData(_ id: String, user: String, available: Bool, at minute: Int) -> String {

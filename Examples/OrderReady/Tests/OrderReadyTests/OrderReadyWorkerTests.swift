@@ -43,6 +43,13 @@ struct OrderReadyWorkerTests {
             #expect(discussion.contains("destroyed after order-ready-worker keys rotate") && !discussion.contains("actiond keys"), "\(discussion)")
             let hint = try await run(["report", "orders", "--user", "ana"], db)
             #expect(hint.status != 0 && hint.standardError.contains("(order-ready-worker report trail --user ID)"), "\(hint.standardError)")
+            // The hints of the layers below the command line name it too: a key file that is not one.
+            let notAKey = FileManager.default.temporaryDirectory.appending(path: "not-a-key-\(UUID().uuidString)").path
+            try Data("{}".utf8).write(to: URL(fileURLWithPath: notAKey))
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: notAKey)
+            defer { try? FileManager.default.removeItem(atPath: notAKey) }
+            let keyHint = try await db.run(Self.worker, ["work", "--drain"], environment: ["ACTIOND_KEY_FILE": notAKey])
+            #expect(keyHint.status != 0 && keyHint.standardError.contains("write one with order-ready-worker keys new FILE"), "\(keyHint.standardError)")
 
             let stock = try await run(["--help"], db, executable: "actiond")
             #expect(stock.standardOutput.contains("USAGE: actiond <subcommand>"), "\(stock.standardOutput)")
@@ -186,8 +193,10 @@ struct OrderReadyWorkerTests {
                 OrderEvents.line("bad-1", "orders.picked_up", user: "ana", at: 7, data: "{}"),
                 OrderEvents.line("bad-2", "orders.picked_up", user: "ana", at: 7, data: #"{"order_id":42}"#),
                 OrderEvents.line("bad-3", "orders.dropped", user: "ana", at: 7, data: #"{"order_id":"42"}"#),
+                OrderEvents.line("bad-5", "orders.picked_up", user: "ana", at: 7, data: #"{"order_id":"42"}"#),
             ])
-            #expect(refused.map(\.status) == ["refused", "refused", "refused"])
+            #expect(refused.map(\.status) == ["refused", "refused", "refused", "refused"])
+            #expect(refused[3].message?.hasPrefix("data.courier: is required") == true, "\(refused[3])")
             #expect(refused[0].message?.hasPrefix("data.order_id: is required") == true, "\(refused[0])")
             #expect(refused[1].message?.hasPrefix("data.order_id: must be a string") == true, "\(refused[1])")
             #expect(refused[2].message?.contains("type: must be one of") == true && refused[2].message?.contains("orders.picked_up") == true, "\(refused[2])")
