@@ -17,7 +17,6 @@ output); the database is dropped afterwards, whatever happened.
 """
 
 import argparse
-import json
 import os
 import shutil
 import signal
@@ -30,7 +29,7 @@ import urllib.parse
 import urllib.request
 
 from pgq_phase import (connect, cpu_seconds, find_postmaster, finish_producers, password_in_environment,
-                       pgbench_script, say, server_tree_cpu, start_producers, wal_lsn, wal_since)
+                       pgbench_script, say, server_tree_cpu, start_producers, wal_lsn, wal_since, write_result)
 
 DATABASE = "actiond_live"
 
@@ -139,12 +138,7 @@ def run(args):
             "client_cpu_us_per_event": per_event(worker_cpu + producer_cpu),
             "wal_bytes_per_event": wal / events,
         }
-        text = json.dumps(result, indent=2)
-        if args.json:
-            with open(args.json, "w") as f:
-                f.write(text + "\n")
-        else:
-            print(text)
+        write_result(result, args.json)
         return 0
     finally:
         if worker is not None and worker.poll() is None:

@@ -309,6 +309,16 @@ def wal_since(conn, start):
         return cur.fetchone()[0]
 
 
+def write_result(result, path):
+    """The figures as JSON: to `path` (--json), else to standard output."""
+    text = json.dumps(result, indent=2)
+    if path:
+        with open(path, "w") as f:
+            f.write(text + "\n")
+    else:
+        print(text)
+
+
 def say(*words):
     print("…", *words, file=sys.stderr, flush=True)
 
@@ -462,12 +472,7 @@ def run(args):
                   "postmaster_pid": postmaster}
         for phase in ("follow", "drain"):
             result[phase] = measure(args, phase, admin, postmaster, pgqd, producers_url, workdir, children)
-        text = json.dumps(result, indent=2)
-        if args.json:
-            with open(args.json, "w") as f:
-                f.write(text + "\n")
-        else:
-            print(text)
+        write_result(result, args.json)
         return 0
     finally:
         for child in children:
