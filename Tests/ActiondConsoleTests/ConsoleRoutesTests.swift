@@ -40,6 +40,23 @@ struct ConsoleRoutesTests {
         }
     }
 
+    /// A request no route matches (which no middleware sees) is answered with the same
+    /// security headers as every page, whatever its method.
+    @Test(.timeLimit(.minutes(1)))
+    func anAnswerNoRouteMatchedCarriesTheSecurityHeaders() async throws {
+        try await Self.application().test(.router) { client in
+            for method in [HTTPRequest.Method.get, .post, .head, .put, .delete] {
+                try await client.execute(uri: "/no-such-page/<script>", method: method) { response in
+                    // (A state-changing method without an Origin meets the cross-site check: 403.)
+                    #expect([.notFound, .methodNotAllowed, .forbidden].contains(response.status), "\(method): \(response.status)")
+                    #expect(response.headers[.contentSecurityPolicy]?.hasPrefix("default-src 'none'") == true, "\(method)")
+                    #expect(response.headers[.xContentTypeOptions] == "nosniff", "\(method)")
+                    #expect(response.headers[.cacheControl] == "no-store", "\(method)")
+                }
+            }
+        }
+    }
+
     /// HEAD is GET without the body: the same status and headers (a page's own would need the
     /// database: an asset and a missing asset show it).
     @Test(.timeLimit(.minutes(1)))

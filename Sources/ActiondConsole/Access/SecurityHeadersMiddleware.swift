@@ -13,12 +13,18 @@ package struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddlew
 
     package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response = try await next(request, context)
+        Self.apply(to: &response, tls: tls)
+        return response
+    }
+
+    /// Sets the headers on `response` (again, harmlessly, on one that has them): also used for
+    /// the answers no route matched, which no middleware sees (`HeadAsGetResponder`).
+    package static func apply(to response: inout Response, tls: Bool) {
         response.headers[.contentSecurityPolicy] =
             "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
         response.headers[.xContentTypeOptions] = "nosniff"
         response.headers[.cacheControl] = response.headers[.cacheControl] ?? "no-store"
         if let name = HTTPField.Name("Referrer-Policy") { response.headers[name] = "same-origin" }
         if tls, let name = HTTPField.Name("Strict-Transport-Security") { response.headers[name] = "max-age=31536000" }
-        return response
     }
 }
