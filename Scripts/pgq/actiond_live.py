@@ -28,7 +28,7 @@ import time
 import urllib.parse
 import urllib.request
 
-from pgq_phase import (connect, cpu_seconds, find_postmaster, finish_producers, password_in_environment,
+from pgq_phase import (connect, cpu_seconds, fresh_database, finish_producers, password_in_environment,
                        pgbench_script, say, server_tree_cpu, start_producers, wal_lsn, wal_since, write_result)
 
 DATABASE = "actiond_live"
@@ -49,11 +49,7 @@ def ready(port):
 
 
 def run(args):
-    admin = connect(args.url)
-    postmaster = find_postmaster(admin)
-    with admin.cursor() as cur:
-        cur.execute(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
-        cur.execute(f"CREATE DATABASE {DATABASE}")
+    admin, postmaster = fresh_database(args.url, DATABASE)
     workdir = tempfile.mkdtemp(prefix="actiond-live-")
     database_url = urllib.parse.urlunsplit(urllib.parse.urlsplit(args.url)._replace(path="/" + DATABASE))
     # The URL from the environment, never argv (ps shows argv).

@@ -309,6 +309,16 @@ def wal_since(conn, start):
         return cur.fetchone()[0]
 
 
+def fresh_database(url, name):
+    """An autocommit connection to the server of `url`, the server's local postmaster (None
+    when not on this machine), and database `name` made anew (dropped first if it exists)."""
+    admin = connect(url)
+    with admin.cursor() as cur:
+        cur.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        cur.execute(f"CREATE DATABASE {name}")
+    return admin, find_postmaster(admin)
+
+
 def write_result(result, path):
     """The figures as JSON: to `path` (--json), else to standard output."""
     text = json.dumps(result, indent=2)
@@ -428,11 +438,7 @@ def measure(args, phase, admin, postmaster, pgqd, producers_url, workdir, childr
 
 
 def run(args):
-    admin = connect(args.url)
-    postmaster = find_postmaster(admin)
-    with admin.cursor() as cur:
-        cur.execute(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
-        cur.execute(f"CREATE DATABASE {DATABASE}")
+    admin, postmaster = fresh_database(args.url, DATABASE)
     workdir = tempfile.mkdtemp(prefix="pgq-bench-")
     pgqd = None
     children = []

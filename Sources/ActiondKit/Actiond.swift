@@ -33,7 +33,7 @@ public enum Actiond {
     package static func install(_ handlers: [any CategoryHandler], commandName: String? = nil) {
         let name = commandName.flatMap { $0.isEmpty ? nil : $0 } ?? startedAs(CommandLine.arguments.first)
         Installed.commandNameState.withLock { $0 = name }
-        RunningCommand.set(name)
+        ExecutableName.set(name)
         do {
             let set = try CategoryHandlers(handlers)
             Installed.state.withLock { $0 = set }

@@ -119,7 +119,7 @@ package final class BatchSealer: TextSealer {
 
 /// A handler produced protected text for a user who was forgotten: nothing is sealed for them.
 package struct ForgottenUserSeal: Error, CustomStringConvertible {
-    package var description: String { "the user was forgotten (\(RunningCommand.name) forget): no text is sealed for them until \(RunningCommand.name) forget USER --allow-new-key" }
+    package var description: String { "the user was forgotten (\(ExecutableName.current) forget): no text is sealed for them until \(ExecutableName.current) forget USER --allow-new-key" }
 }
 
 /// One of the user's data keys does not unwrap (altered, or under a KEK this process does not

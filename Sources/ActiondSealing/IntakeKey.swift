@@ -97,7 +97,7 @@ public struct IntakePublicKey: Sendable {
     public init(document: String) throws {
         guard let object = try? JSONSerialization.jsonObject(with: Data(document.utf8)) as? [String: Any],
               let raw = object["public_key"] as? String else {
-            throw KeyError("an intake public key document needs a public_key field (as \(RunningCommand.name) keys intake-public-key prints it)")
+            throw KeyError("an intake public key document needs a public_key field (as \(ExecutableName.current) keys intake-public-key prints it)")
         }
         try self.init(base64URL: raw)
         if let kid = object["kid"] as? String, kid != id {

@@ -46,7 +46,7 @@ public struct KeyFile: KeyProvider {
         do {
             document = try JSONDecoder().decode(Document.self, from: data)
         } catch {
-            throw KeyError("key file \(path) is not an actiond key file (write one with \(RunningCommand.name) keys new FILE)")
+            throw KeyError("key file \(path) is not an actiond key file (write one with \(ExecutableName.current) keys new FILE)")
         }
         guard document.format == Self.format, let kekBytes = Data(base64Encoded: document.kek), kekBytes.count == 32 else {
             throw KeyError("key file \(path) is not an actiond key file of this version, or its KEK is not 256 bits")
@@ -94,10 +94,10 @@ public struct KeyFile: KeyProvider {
 
     /// This file holding `older`'s KEK as its retiring one (`keys rotate`).
     public func retiring(_ older: KeyFile) throws -> KeyFile {
-        guard older.kekID != kekID else { throw KeyError("key file \(older.path) and \(path) hold the same KEK: a rotation needs a new file (\(RunningCommand.name) keys new FILE)") }
+        guard older.kekID != kekID else { throw KeyError("key file \(older.path) and \(path) hold the same KEK: a rotation needs a new file (\(ExecutableName.current) keys new FILE)") }
         if retiringKEKID == older.kekID { return self }
         guard retiringKEKID == nil else {
-            throw KeyError("key file \(path) is still retiring KEK \(retiringKEKID ?? ""): finish that rotation (\(RunningCommand.name) keys rotate --retire-old) first")
+            throw KeyError("key file \(path) is still retiring KEK \(retiringKEKID ?? ""): finish that rotation (\(ExecutableName.current) keys rotate --retire-old) first")
         }
         return try rewritten(intake: intakeKeys, retiring: (older.kekID, older.kek))
     }

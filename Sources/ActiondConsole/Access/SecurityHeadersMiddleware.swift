@@ -18,7 +18,7 @@ package struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddlew
     }
 
     /// Sets the headers on `response` (again, harmlessly, on one that has them): also used for
-    /// the answers no route matched, which no middleware sees (`HeadAsGetResponder`).
+    /// the answers no route matched, which no middleware sees (`SecurityHeadersResponder`).
     package static func apply(to response: inout Response, tls: Bool) {
         response.headers[.contentSecurityPolicy] =
             "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"

@@ -62,7 +62,7 @@ package enum ConsoleServer {
         }
         let readOnly = users == nil
         return Application(
-            responder: HeadAsGetResponder(router.buildResponder(), tls: configuration.usesTLS),
+            responder: HeadAsGetResponder(SecurityHeadersResponder(router.buildResponder(), tls: configuration.usesTLS)),
             server: server,
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "actiond console"),
             services: [sessions],

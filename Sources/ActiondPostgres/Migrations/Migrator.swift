@@ -162,8 +162,8 @@ package struct Migrator: Sendable {
             throw MigrationError(
                 code: .notMigrated, migration: "schema actiond",
                 message: applied.isEmpty
-                    ? "is missing (or not readable by role \(role)), and \(role) may not create it: run `\(RunningCommand.name) migrate` first, as a member of actiond_owner"
-                    : "is not the one this build expects, and role \(role) may not migrate it: run `\(RunningCommand.name) migrate` first, as a member of actiond_owner")
+                    ? "is missing (or not readable by role \(role)), and \(role) may not create it: run `\(ExecutableName.current) migrate` first, as a member of actiond_owner"
+                    : "is not the one this build expects, and role \(role) may not migrate it: run `\(ExecutableName.current) migrate` first, as a member of actiond_owner")
         }
     }
 

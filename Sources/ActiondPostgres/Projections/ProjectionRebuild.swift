@@ -32,7 +32,7 @@ package struct ProjectionRebuild: Sendable {
     }
 
     package struct AlreadyRunning: Error, CustomStringConvertible {
-        package var description: String { "another \(RunningCommand.name) rebuild is running on this database; wait for it to finish" }
+        package var description: String { "another \(ExecutableName.current) rebuild is running on this database; wait for it to finish" }
     }
 
     let client: PostgresClient

@@ -56,7 +56,7 @@ package final class Readiness: Service, Sendable {
                         drift = (try await migrator.drift(), .now)
                     }
                     if let found = drift?.found, let first = found.first {
-                        problem = "schema drift: \(first)\(found.count > 1 ? " and \(found.count - 1) more" : "") differs from what migrate applied: run \(RunningCommand.name) migrate"
+                        problem = "schema drift: \(first)\(found.count > 1 ? " and \(found.count - 1) more" : "") differs from what migrate applied: run \(ExecutableName.current) migrate"
                     } else {
                         problem = nil
                     }

@@ -23,7 +23,7 @@ package enum KeyConfiguration {
         // No database at all: that is what to say first.
         if database.url == nil && LocalDatabases.installed == nil { throw DatabaseNotConfigured() }
         guard let path = try keyFilePath(database: database) else {
-            throw KeyError("\(RunningCommand.name) \(command) needs the key file that wraps users' data keys: pass --key-file FILE or set ACTIOND_KEY_FILE (write one with \(RunningCommand.name) keys new FILE and keep it outside the database's host and backups)")
+            throw KeyError("\(ExecutableName.current) \(command) needs the key file that wraps users' data keys: pass --key-file FILE or set ACTIOND_KEY_FILE (write one with \(ExecutableName.current) keys new FILE and keep it outside the database's host and backups)")
         }
         if database.keyFile == nil && !FileManager.default.fileExists(atPath: path) {
             try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)

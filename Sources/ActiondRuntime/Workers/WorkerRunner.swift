@@ -90,7 +90,7 @@ package enum WorkerRunner {
     struct ForgottenListAhead: Error, CustomStringConvertible {
         var cause: String
         var description: String {
-            "the key file's forgotten list names people this database has not forgotten (restored from an older backup?), and only the owner may forget them again: run \(RunningCommand.name) migrate with this key file as the role that migrates (a member of actiond_owner), then start the workers (\(cause))"
+            "the key file's forgotten list names people this database has not forgotten (restored from an older backup?), and only the owner may forget them again: run \(ExecutableName.current) migrate with this key file as the role that migrates (a member of actiond_owner), then start the workers (\(cause))"
         }
     }
 
