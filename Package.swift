@@ -42,9 +42,23 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
-        // Pure domain: categories, events, validation, handlers, state machines. No I/O.
+        // actiond's JSON: the value tree, its reader (RFC 8259, the grammar submit accepts)
+        // and writer (keys in byte order, times with microseconds). No I/O.
+        .target(
+            name: "ActiondJSON",
+            swiftSettings: swiftSettings
+        ),
+        // Pure domain: categories, events, validation, the handler API, state machines. No I/O.
         .target(
             name: "ActiondDomain",
+            dependencies: ["ActiondJSON"],
+            swiftSettings: swiftSettings
+        ),
+        // The built-in handlers (meeting_invitation, timer, message_thread) on the handler API,
+        // apart from it: ActiondKit uses them and does not re-export them.
+        .target(
+            name: "ActiondBuiltInHandlers",
+            dependencies: ["ActiondDomain"],
             swiftSettings: swiftSettings
         ),
         // Protected text: key files and the KEK provider, data keys, AES-GCM sealing at rest,
@@ -62,6 +76,7 @@ let package = Package(
             name: "ActiondPostgres",
             dependencies: [
                 "ActiondDomain",
+                "ActiondBuiltInHandlers",
                 "ActiondSealing",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -89,6 +104,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 "ActiondDomain",
+                "ActiondBuiltInHandlers",
                 "ActiondPostgres",
                 "ActiondSealing",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -126,6 +142,7 @@ let package = Package(
             name: "ActiondKit",
             dependencies: [
                 "ActiondDomain",
+                "ActiondBuiltInHandlers",
                 "ActiondPostgres",
                 "ActiondRuntime",
                 "ActiondSealing",
@@ -144,6 +161,7 @@ let package = Package(
             dependencies: [
                 "ActiondEmbedded",
                 "ActiondDomain",
+                "ActiondBuiltInHandlers",
                 "ActiondPostgres",
                 "ActiondRuntime",
                 "ActiondSealing",
@@ -224,6 +242,7 @@ let package = Package(
             dependencies: [
                 "ActiondEmbedded",
                 "ActiondDomain",
+                "ActiondBuiltInHandlers",
                 "ActiondPostgres",
                 "ActiondRuntime",
                 "ActiondSealing",
@@ -246,6 +265,7 @@ let package = Package(
             dependencies: [
                 "ActiondEmbedded",
                 "ActiondDomain",
+                "ActiondBuiltInHandlers",
                 "ActiondPostgres",
                 "ActiondSealing",
                 "ActiondRuntime",
@@ -256,9 +276,19 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "ActiondJSONTests",
+            dependencies: [
+                "ActiondJSON",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "ActiondDomainTests",
             dependencies: [
                 "ActiondDomain",
+                "ActiondBuiltInHandlers",
+                "ActiondJSON",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: swiftSettings
@@ -267,6 +297,7 @@ let package = Package(
             name: "ActiondSealingTests",
             dependencies: [
                 "ActiondDomain",
+                "ActiondBuiltInHandlers",
                 "ActiondSealing",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -276,6 +307,7 @@ let package = Package(
             name: "ActiondPostgresTests",
             dependencies: [
                 "ActiondDomain",
+                "ActiondBuiltInHandlers",
                 "ActiondPostgres",
                 "ActiondTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -289,6 +321,7 @@ let package = Package(
             dependencies: [
                 "ActiondTooling",
                 "ActiondDomain",
+                "ActiondBuiltInHandlers",
                 "ActiondPostgres",
                 "ActiondRuntime",
                 "ActiondTestSupport",
@@ -318,6 +351,7 @@ let package = Package(
                 "actiond-worker",
                 "ActiondTooling",
                 "ActiondDomain",
+                "ActiondBuiltInHandlers",
                 "ActiondSealing",
                 "ActiondTestSupport",
                 "ActiondPostgres",

@@ -1,4 +1,5 @@
 @_exported import ActiondDomain
+import ActiondBuiltInHandlers
 import ArgumentParser
 import Foundation
 import Synchronization

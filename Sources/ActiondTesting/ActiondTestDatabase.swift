@@ -1,3 +1,4 @@
+import ActiondBuiltInHandlers
 import ActiondDomain
 import ActiondPostgres
 import ActiondRuntime
@@ -39,7 +40,7 @@ public struct ActiondTestDatabase: Sendable {
     public static func with<Result: Sendable>(handlers: [any CategoryHandler] = [],
                                               test: String = #function, file: String = #fileID,
                                               _ body: (ActiondTestDatabase) async throws -> Result) async throws -> Result {
-        let set = try CategoryHandlers(handlers)
+        let set = try CategoryHandlers.withBuiltIn(handlers)
         let keyFile = FileManager.default.temporaryDirectory.appending(path: "actiond-test-\(UUID().uuidString).key").path
         let keys = KeyRing(provider: try KeyFile.create(at: keyFile))
         defer {
@@ -138,7 +139,7 @@ public struct ActiondTestDatabase: Sendable {
     /// stay usable, so a test can write a log with the previous version of a handler and
     /// rebuild it, or carry on from it, with the next (see "Evolving a handler").
     public func using(handlers: [any CategoryHandler]) async throws -> ActiondTestDatabase {
-        let set = try CategoryHandlers(handlers)
+        let set = try CategoryHandlers.withBuiltIn(handlers)
         _ = try await Migrator(client: database.client, logger: database.logger, handlers: set).migrate()
         return ActiondTestDatabase(database: database, handlers: set, keys: keys, keyFile: keyFile)
     }

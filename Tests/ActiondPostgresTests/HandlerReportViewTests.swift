@@ -1,3 +1,4 @@
+import ActiondBuiltInHandlers
 import ActiondDomain
 @testable import ActiondPostgres
 import ActiondTestSupport
@@ -41,7 +42,7 @@ struct HandlerReportViewTests {
     @Test func migrateInstallsAViewPerHandlerAndRecreatesItWhenItsDeclarationChanges() async throws {
         try await TestDatabase.with { db in
             #expect(try await columns(db, "report_timers") == ["timer_id:text", "user_id:text", "state:text", "fires_at:timestamp with time zone", "snooze_count:integer"])
-            let first = try await Migrator(client: db.client, logger: db.logger, handlers: try CategoryHandlers([CrateHandler()])).migrate()
+            let first = try await Migrator(client: db.client, logger: db.logger, handlers: try CategoryHandlers.withBuiltIn([CrateHandler()])).migrate()
             #expect(first.views == ["report_crates"] && first.applied.isEmpty)
             #expect(try await columns(db, "report_crates") == ["crate_id:text", "user_id:text", "count:integer"])
             #expect(try await db.scalar("SELECT obj_description('actiond.report_crates'::regclass, 'pg_class')", as: String.self) == "Each crate's count.")
@@ -52,11 +53,11 @@ struct HandlerReportViewTests {
                 """, logger: db.logger).drain()
             #expect(try await db.scalar("SELECT count FROM actiond.report_crates WHERE crate_id = 'c1'", as: Int.self) == 3)
 
-            let again = try await Migrator(client: db.client, logger: db.logger, handlers: try CategoryHandlers([CrateHandler()])).migrate()
+            let again = try await Migrator(client: db.client, logger: db.logger, handlers: try CategoryHandlers.withBuiltIn([CrateHandler()])).migrate()
             #expect(again.views.isEmpty, "an unchanged declaration is left alone")
 
             let wider = CrateHandler(columns: [ReportColumn("count", .integer), ReportColumn("label", .text)])
-            let changed = try await Migrator(client: db.client, logger: db.logger, handlers: try CategoryHandlers([wider])).migrate()
+            let changed = try await Migrator(client: db.client, logger: db.logger, handlers: try CategoryHandlers.withBuiltIn([wider])).migrate()
             #expect(changed.views == ["report_crates"])
             #expect(try await columns(db, "report_crates") == ["crate_id:text", "user_id:text", "count:integer", "label:text"])
             #expect(try await db.scalar("SELECT label FROM actiond.report_crates WHERE crate_id = 'c1'", as: String.self) == "n3")
@@ -67,7 +68,7 @@ struct HandlerReportViewTests {
 
             // Dropped by hand: the next migrate puts it back.
             try await db.client.query("DROP VIEW actiond.report_crates", logger: db.logger).drain()
-            let restored = try await Migrator(client: db.client, logger: db.logger, handlers: try CategoryHandlers([wider])).migrate()
+            let restored = try await Migrator(client: db.client, logger: db.logger, handlers: try CategoryHandlers.withBuiltIn([wider])).migrate()
             #expect(restored.views.contains("report_crates") && restored.restored == ["view actiond.report_crates (missing)"], "\(restored)")
             #expect(try await columns(db, "report_crates").count == 4)
         }
@@ -76,10 +77,10 @@ struct HandlerReportViewTests {
     @Test func anotherHandlersViewNameIsRefusedAndTextIsStoredExactly() async throws {
         try await TestDatabase.with { db in
             let tricky = #"It's a \' test; drop table actiond.events; --"#
-            _ = try await Migrator(client: db.client, logger: db.logger, handlers: try CategoryHandlers([CrateHandler(description: tricky)])).migrate()
+            _ = try await Migrator(client: db.client, logger: db.logger, handlers: try CategoryHandlers.withBuiltIn([CrateHandler(description: tricky)])).migrate()
             #expect(try await db.scalar("SELECT obj_description('actiond.report_crates'::regclass, 'pg_class')", as: String.self) == tricky)
             #expect(try await db.scalar("SELECT to_regclass('actiond.events') IS NOT NULL", as: Bool.self))
-            let other = Migrator(client: db.client, logger: db.logger, handlers: try CategoryHandlers([CrateHandler(name: "pallet")]))
+            let other = Migrator(client: db.client, logger: db.logger, handlers: try CategoryHandlers.withBuiltIn([CrateHandler(name: "pallet")]))
             await #expect { try await other.migrate() } throws: { error in
                 (error as? MigrationError)?.description.contains("is handler crate's report view") == true
             }
@@ -90,7 +91,7 @@ struct HandlerReportViewTests {
     @Test func aViewNameTakenByAnotherRelationIsRefusedAndNothingChanges() async throws {
         try await TestDatabase.with { db in
             try await db.client.query("CREATE TABLE actiond.report_crates (keep integer)", logger: db.logger).drain()
-            let migrator = Migrator(client: db.client, logger: db.logger, handlers: try CategoryHandlers([CrateHandler()]))
+            let migrator = Migrator(client: db.client, logger: db.logger, handlers: try CategoryHandlers.withBuiltIn([CrateHandler()]))
             await #expect { try await migrator.migrate() } throws: { error in
                 (error as? MigrationError)?.description.contains("was not made by a handler") == true
             }

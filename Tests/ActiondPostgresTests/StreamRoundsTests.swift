@@ -1,3 +1,4 @@
+import ActiondBuiltInHandlers
 import ActiondDomain
 @testable import ActiondPostgres
 import ActiondTestSupport

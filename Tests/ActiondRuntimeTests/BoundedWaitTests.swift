@@ -1,3 +1,4 @@
+import ActiondBuiltInHandlers
 @testable import ActiondRuntime
 import ActiondDomain
 import ActiondPostgres

@@ -1,3 +1,4 @@
+import ActiondBuiltInHandlers
 @testable import ActiondRuntime
 import ActiondTooling
 import ActiondDomain

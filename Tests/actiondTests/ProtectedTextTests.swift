@@ -1,3 +1,4 @@
+import ActiondBuiltInHandlers
 import ActiondDomain
 import ActiondPostgres
 import ActiondRuntime

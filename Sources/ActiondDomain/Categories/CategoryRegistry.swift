@@ -13,7 +13,7 @@ package struct CategoryRegistry: Sendable, Hashable {
     package private(set) var requiredPayloadKeys: [ExactString: [String]] = [:]
 
     /// Validates `categories` as a whole against `handlers`; throws every problem at once.
-    package init(categories: [NotificationCategory], handlers: CategoryHandlers = .builtIn) throws(CategoryFileError) {
+    package init(categories: [NotificationCategory], handlers: CategoryHandlers) throws(CategoryFileError) {
         let problems = CategoryValidator.problems(in: categories, handlers: handlers)
         guard problems.isEmpty else { throw CategoryFileError(problems: problems) }
         self.categories = categories
@@ -28,7 +28,7 @@ package struct CategoryRegistry: Sendable, Hashable {
 
     /// Parses and validates a categories file (JSON: `{"categories": [...]}`); every
     /// handler it names must be one of `handlers`.
-    package static func parse(_ data: Data, handlers: CategoryHandlers = .builtIn) throws(CategoryFileError) -> CategoryRegistry {
+    package static func parse(_ data: Data, handlers: CategoryHandlers) throws(CategoryFileError) -> CategoryRegistry {
         let document: JSONValue
         do {
             document = try JSONDecoder().decode(JSONValue.self, from: data)

@@ -29,7 +29,9 @@ package protocol EventRouting: Sendable {
 }
 
 extension EventRouting {
-    package var catalog: StreamCatalog { CategoryHandlers.builtIn.catalog }
+    /// actiond's own streams (notifications, protected data), no handler's: a router that
+    /// routes to no handler's state reads and writes only these.
+    package var catalog: StreamCatalog { StreamCatalog(CoreStreams.all, sharedKinds: [StreamKey.notificationKind]) }
     package func streams(for event: LoggedEvent, in state: WorkingSet) throws -> [StreamKey] { [] }
     package func sharedWrites(for event: LoggedEvent) throws -> [StreamKey] { [] }
     package func protectsAlert(category: String, in categories: CategoryRegistry?) -> Bool { false }

@@ -4,25 +4,18 @@
 /// ```swift
 /// let handlers = try CategoryHandlers([OrderReadyHandler()])   // with the built-in handlers
 /// ```
+///
+/// That initializer comes with ActiondKit, which adds the built-in handlers; this module
+/// knows no handler of its own.
 public struct CategoryHandlers: Sendable {
-    /// meeting_invitation, timer and message_thread.
-    static let builtInHandlers: [any CategoryHandler] = [MeetingInvitationHandler(), TimerHandler(), MessageThreadHandler()]
-
-    /// The built-in handlers alone.
-    public static let builtIn: CategoryHandlers = {
-        do { return try CategoryHandlers([]) } catch { preconditionFailure("the built-in handlers are invalid: \(error)") }
-    }()
-
     package let handlers: [String: any AnyCategoryHandler]
     package let catalog: StreamCatalog
     /// The handler that consumes each shared input type.
     package let inputs: [EventType: any AnyCategoryHandler]
 
-    /// `handlers` and the built-in ones, checked as a whole (names, kinds, settings, report
-    /// views).
-    public init(_ handlers: [any CategoryHandler]) throws(HandlerSetError) {
-        let all = Self.builtInHandlers + handlers
-        let adapters = all.map { Self.adapter($0) }
+    /// Exactly `handlers`, checked as a whole (names, kinds, settings, report views).
+    package init(validating handlers: [any CategoryHandler]) throws(HandlerSetError) {
+        let adapters = handlers.map { Self.adapter($0) }
         let problems = HandlerSetValidator.problems(in: adapters)
         guard problems.isEmpty else { throw HandlerSetError(problems: problems) }
         var byName: [String: any AnyCategoryHandler] = [:]

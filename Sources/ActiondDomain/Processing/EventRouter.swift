@@ -9,7 +9,7 @@ package struct EventRouter: EventRouting {
     package var rules: ResponseRules
     package let handlers: CategoryHandlers
 
-    package init(handlers: CategoryHandlers = .builtIn, rules: ResponseRules = ResponseRules()) {
+    package init(handlers: CategoryHandlers, rules: ResponseRules = ResponseRules()) {
         self.handlers = handlers
         self.rules = rules
     }

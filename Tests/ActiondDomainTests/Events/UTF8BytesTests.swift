@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ActiondDomain
+@testable import ActiondJSON
 
 /// The byte-wise helpers agree with the definitions they replace: the UTF-8 views compared
 /// element by element, and a search of the bytes.

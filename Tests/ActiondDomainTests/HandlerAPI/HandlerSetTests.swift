@@ -1,3 +1,4 @@
+import ActiondBuiltInHandlers
 @testable import ActiondDomain
 import Foundation
 import Testing
@@ -8,7 +9,7 @@ import Testing
 struct HandlerSetTests {
     func problems(_ handlers: [any CategoryHandler]) -> [String] {
         do {
-            _ = try CategoryHandlers(handlers)
+            _ = try CategoryHandlers.withBuiltIn(handlers)
             return []
         } catch {
             return error.problems
@@ -59,7 +60,7 @@ struct HandlerSetTests {
     }
 
     @Test func aCategoriesFileNamingAnUnknownHandlerListsTheKnownOnes() throws {
-        let handlers = try CategoryHandlers([ProbeHandler()])
+        let handlers = try CategoryHandlers.withBuiltIn([ProbeHandler()])
         let error = #expect(throws: CategoryFileError.self) {
             try CategoryRegistry.parse(Data(#"{"categories":[{"identifier":"X","handler":"order_ready"}]}"#.utf8), handlers: handlers)
         }

@@ -1,3 +1,4 @@
+import ActiondBuiltInHandlers
 @testable import ActiondDomain
 import Foundation
 
@@ -40,7 +41,7 @@ struct ProbeRun {
     var position: Int64 = 0
 
     init(_ probe: ProbeHandler) throws {
-        let handlers = try CategoryHandlers([probe])
+        let handlers = try CategoryHandlers.withBuiltIn([probe])
         handler = EventRouter(handlers: handlers)
         registry = try CategoryRegistry.parse(Data(Self.categories.utf8), handlers: handlers)
     }

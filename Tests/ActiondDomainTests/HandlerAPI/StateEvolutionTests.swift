@@ -1,3 +1,4 @@
+import ActiondBuiltInHandlers
 @testable import ActiondDomain
 import Foundation
 import Testing
@@ -30,7 +31,7 @@ struct StateEvolutionTests {
     }
 
     @Test func rowsOfThePreviousVersionReadInTheNewShape() throws {
-        let catalog = try CategoryHandlers([CounterV2()]).catalog
+        let catalog = try CategoryHandlers.withBuiltIn([CounterV2()]).catalog
         let v1 = #"{"report":{},"state":41,"version":1}"#
         #expect(try catalog.decodeState(kind: "counter", document: v1).as(CounterV2.State.self) == CounterV2.State(count: 41, last: ""))
         let rewritten = try catalog.document(kind: "counter", state: StreamState(CounterV2.State(count: 42, last: "ana")))

@@ -1,3 +1,4 @@
+import ActiondBuiltInHandlers
 @testable import ActiondDomain
 import Foundation
 import Testing
@@ -82,7 +83,7 @@ struct MisbehavingHandlerTests {
     }
 
     @Test func aStateItsHandlerCannotEncodeFailsOnlyThatEvent() async throws {
-        let handlers = try CategoryHandlers([RatioHandler()])
+        let handlers = try CategoryHandlers.withBuiltIn([RatioHandler()])
         var probe = try ProbeRun(ProbeHandler())
         probe.handler = EventRouter(handlers: handlers)
         probe.registry = try CategoryRegistry.parse(Data(ProbeRun.categories.utf8), handlers: handlers)

@@ -1,3 +1,4 @@
+import ActiondBuiltInHandlers
 @testable import ActiondDomain
 import Foundation
 

@@ -1,4 +1,6 @@
+import ActiondBuiltInHandlers
 @testable import ActiondDomain
+@testable import ActiondJSON
 import Foundation
 import Testing
 

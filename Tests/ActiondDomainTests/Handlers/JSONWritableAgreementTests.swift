@@ -1,4 +1,5 @@
 @testable import ActiondDomain
+@testable import ActiondBuiltInHandlers
 import Foundation
 import Testing
 

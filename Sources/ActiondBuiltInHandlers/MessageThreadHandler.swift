@@ -1,3 +1,4 @@
+import ActiondDomain
 import Foundation
 
 /// One person's view of a message thread (the report_threads row). Message text is kept

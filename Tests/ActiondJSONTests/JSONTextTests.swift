@@ -1,7 +1,7 @@
 import Foundation
 import PropertyBased
 import Testing
-@testable import ActiondDomain
+@testable import ActiondJSON
 
 /// The hand-written JSON parser and writer against Foundation's: the same trees from the same
 /// text, text that parses back to the tree it came from, and every malformed text refused.

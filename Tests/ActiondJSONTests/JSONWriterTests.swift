@@ -1,4 +1,4 @@
-@testable import ActiondDomain
+@testable import ActiondJSON
 import Foundation
 import Testing
 

@@ -1,3 +1,4 @@
+import ActiondDomain
 import Foundation
 
 /// The state of an expired timer (the report_timers row).

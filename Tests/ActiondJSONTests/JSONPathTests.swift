@@ -1,4 +1,4 @@
-import ActiondDomain
+import ActiondJSON
 import Testing
 
 @Suite("JSON paths")

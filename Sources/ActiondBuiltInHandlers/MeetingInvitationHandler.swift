@@ -1,3 +1,4 @@
+import ActiondDomain
 import Foundation
 
 /// An invitee's answer to a meeting invitation.
