@@ -7,6 +7,10 @@ package enum ActiondProcess {
         package var status: Int32
         package var standardOutput: String
         package var standardError: String
+
+        package init(status: Int32, standardOutput: String, standardError: String) {
+            (self.status, self.standardOutput, self.standardError) = (status, standardOutput, standardError)
+        }
     }
 
     /// A running `actiond`, to signal and wait for.

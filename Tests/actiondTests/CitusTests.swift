@@ -11,21 +11,27 @@ import Testing
 import Glibc
 #endif
 
-/// actiond on a real Citus cluster (issue 16, docs/citus.md), through the binary: migrate
-/// --citus, submit a mixed workload over many users, drain it with two worker processes, and
-/// find every outcome and projection equal to a plain-PostgreSQL run of the same workload,
-/// one of the workers killed midway.
+/// actiond on a real Citus cluster (issue 16, docs/citus.md), through the binary, one test per
+/// check on one cluster: `migrate --citus`; a mixed workload over many users submitted and
+/// drained by two worker processes, one killed midway, every outcome and projection equal to a
+/// plain-PostgreSQL run of the same workload; then, on that same database, the shared streams'
+/// keys, the statements' shapes, the reader login, the console's functions, prune, rebuild and
+/// every report.
+///
+/// The suite is serialized, so its tests run one at a time in the order written here; each
+/// starts by awaiting the cluster's preparation (`prepared`: the migrate and the workload's
+/// drain), which runs once, so a test run alone (`--filter`) prepares it too.
 ///
 /// Runs only when `ACTIOND_CITUS_URL` names a coordinator's database (a superuser; the
-/// `citus` extension created and worker nodes added, docs/citus.md says how); the test drops
-/// that database's schema `actiond` first. Without it the suite is skipped, and says so;
+/// `citus` extension created and worker nodes added, docs/citus.md says how); the preparation
+/// drops that database's schema `actiond` first. Without it the suite is skipped, and says so;
 /// `.ci/run` builds Citus from its source and runs this suite on a three-node cluster
-/// (`Scripts/citus-cluster.sh test`). The checks it runs on the way are in the files beside
-/// this one (`CitusTests+Prune.swift`, `+Reader`, `+Console`, `+SharedStreamKeys`, `+Shapes`),
-/// with the in-process workers it drains with (`+Workers`).
+/// (`Scripts/citus-cluster.sh test`). The checks' bodies are in the files beside this one
+/// (`CitusTests+Prune.swift`, `+Reader`, `+Console`, `+SharedStreamKeys`, `+Shapes`), with the
+/// in-process workers they drain with (`+Workers`) and the preparation (`+Preparation`).
 @Suite("actiond on Citus", .enabled(if: CitusCluster.url != nil,
                                     "ACTIOND_CITUS_URL is not set: no Citus cluster to run against (docs/citus.md)"),
-       .timeLimit(.minutes(10)))
+       .serialized, .timeLimit(.minutes(10)))
 struct CitusTests {
     /// The per-user tables, each distributed by this column (the log's partitions follow their parent).
     static let distributed = [
@@ -34,27 +40,19 @@ struct CitusTests {
         "projections": "user_id", "projections_rebuild": "user_id", "domain_events": "stream_user", "data_keys": "user_id",
     ]
 
-    @Test func aMixedWorkloadDrainedByTwoWorkersOnCitusEqualsPlainPostgreSQL() async throws {
-        let citus = try #require(CitusCluster.url)
-        var logger = Logger(label: "actiond.tests")
-        logger.logLevel = .warning
-        try await PostgresClient.withClient(citus, logger: logger) { client in
-            try await client.query("DROP SCHEMA IF EXISTS actiond CASCADE", logger: logger).drain()
-            try await client.query("""
-                DO $reset$ BEGIN EXECUTE format('ALTER DATABASE %I RESET plan_cache_mode', current_database()); END $reset$
-                """, logger: logger).drain()
-
-            // migrate --citus distributes, and a second run finds nothing to do.
-            let first = try await ActiondProcess.run(["migrate", "--citus"], database: citus)
-            #expect(first.status == 0, "\(first.standardError)")
-            #expect(first.standardOutput.contains("citus: distributed ") && first.standardOutput.contains(" actiond.domain_events,"), "\(first.standardOutput)")
-            let second = try await ActiondProcess.run(["migrate", "--citus"], database: citus)
-            #expect(second.status == 0, "\(second.standardError)")
-            #expect(second.standardOutput.contains("citus: every table already distributed"), "\(second.standardOutput)")
-            // Plain migrate on the distributed database changes nothing and suggests nothing.
-            let plain = try await ActiondProcess.run(["migrate"], database: citus)
-            #expect(plain.status == 0, "\(plain.standardError)")
-            #expect(plain.standardOutput.contains("schema up to date") && !plain.standardOutput.contains("--citus"), "\(plain.standardOutput)")
+    /// `migrate --citus` distributes, a second run finds nothing to do, a plain migrate
+    /// changes nothing; each per-user table is distributed by its user, co-located.
+    @Test func migrateCitusDistributesEachUsersTablesOnceAndPlansWithValues() async throws {
+        let (citus, prepared) = try await Self.prepared()
+        let (first, second, plain) = (prepared.migrations[0], prepared.migrations[1], prepared.migrations[2])
+        #expect(first.status == 0, "\(first.standardError)")
+        #expect(first.standardOutput.contains("citus: distributed ") && first.standardOutput.contains(" actiond.domain_events,"), "\(first.standardOutput)")
+        #expect(second.status == 0, "\(second.standardError)")
+        #expect(second.standardOutput.contains("citus: every table already distributed"), "\(second.standardOutput)")
+        // Plain migrate on the distributed database changes nothing and suggests nothing.
+        #expect(plain.status == 0, "\(plain.standardError)")
+        #expect(plain.standardOutput.contains("schema up to date") && !plain.standardOutput.contains("--citus"), "\(plain.standardOutput)")
+        try await Self.withClient(citus) { client, logger in
             // The functions' Citus variants are what the database runs, recorded as such.
             let variants = SchemaObject.all.filter { $0.kind == .citusFunctions }
             #expect(try await client.query("SELECT count(*) FROM actiond.schema_objects WHERE path LIKE 'citus/functions/%'", logger: logger)
@@ -83,61 +81,38 @@ struct CitusTests {
             #expect(tables["category_versions"] == nil && tables["report_counters"] == nil)
             #expect(try await client.query("SELECT count(*) FROM actiond.shard_ranges", logger: logger)
                 .collect().first!.decode(Int.self) > 1)
-            // Statements planned with their values, so that `user_id = any(users)` routes.
-            let mode = try await PostgresClient.withClient(citus, maximumConnections: 1, logger: logger) { fresh in
-                try await fresh.query("SELECT current_setting('plan_cache_mode')", logger: logger).collect().first!.decode(String.self)
-            }
-            #expect(mode == "force_custom_plan")
+        }
+        // Statements planned with their values, so that `user_id = any(users)` routes.
+        var logger = Logger(label: "actiond.tests")
+        logger.logLevel = .warning
+        let mode = try await PostgresClient.withClient(citus, maximumConnections: 1, logger: logger) { fresh in
+            try await fresh.query("SELECT current_setting('plan_cache_mode')", logger: logger).collect().first!.decode(String.self)
+        }
+        #expect(mode == "force_custom_plan")
+    }
 
-            // The same workload on Citus (two worker processes) and on plain PostgreSQL.
-            // Cancellations come in rounds of their own (see `rounds`): which of two users'
-            // events a worker reaches first is not fixed, on one server or on many.
-            var mixed = MixedWorkload(users: 400, seed: 16, runID: "citus")
-            mixed.meetingCancellations = false
-            let workload = mixed.events()
-            let input = workload.joined(separator: "\n")
-            let submitted = try await ActiondProcess.run(["submit", "-"], database: citus, input: input)
-            #expect(submitted.status == 0, "\(submitted.standardError)")
-            #expect(submitted.standardOutput.contains("\(workload.count) accepted"), "\(submitted.standardOutput)")
-            // Idempotent by (user_id, id) on the cluster too.
-            let again = try await ActiondProcess.run(["submit", "-"], database: citus, input: input)
-            #expect(again.standardOutput.contains("0 accepted, \(workload.count) duplicate"), "\(again.standardOutput)")
-            let workers = try (0..<2).map { _ in
-                try ActiondProcess.start(["work", "--drain", "--concurrency", "2", "--batch-size", "100"], database: citus)
-            }
-            // A worker that cannot finish (a statement Citus refuses is retried forever) is
-            // killed after five minutes, and the test says so instead of outliving its limit.
-            let watchdog = Task {
-                try await Task.sleep(for: .seconds(300))
-                for worker in workers { worker.send(SIGKILL) }
-            }
-            // One of them is killed mid-batch: its coordinated transaction rolls back on every
-            // node, and the other worker and a third one finish its users.
-            #expect(try await eventually(120, every: .milliseconds(5)) {
-                try await client.query("SELECT count(*) FROM actiond.outcomes", logger: logger).collect().first!.decode(Int.self) > 0
-            }, "a first outcome within 120 s")
-            // The delay is random to find the moments a fixed one misses; each check names it.
-            var delays = RandomDelays("CitusTests")
-            let delay = delays.milliseconds(in: 0...300)
-            try await Task.sleep(for: delay)
-            workers[0].send(SIGKILL)
-            let killed = try await workers[0].exit()
-            #expect(killed.status == 128 + SIGKILL, "killed \(delay) after the first outcome")
-            #expect(try await client.query("SELECT count(*) FROM actiond.outcomes", logger: logger)
-                .collect().first!.decode(Int.self) < workload.count, "killed \(delay) after the first outcome while there was work left")
-            let other = try await workers[1].exit()
-            #expect(other.status == 0, "after a kill at \(delay): \(other.standardError.suffix(3000))")
-            watchdog.cancel()
-            let third = try await ActiondProcess.run(["work", "--drain"], database: citus)
-            #expect(third.status == 0, "after a kill at \(delay): \(third.standardError.suffix(3000))")
+    /// The same workload on Citus (two worker processes, one killed mid-batch) and on plain
+    /// PostgreSQL: idempotent submits, every event decided once, answers on shared streams
+    /// of other shards refused, every outcome and projection equal.
+    @Test func aMixedWorkloadDrainedByTwoWorkersOneKilledEqualsPlainPostgreSQL() async throws {
+        let (citus, prepared) = try await Self.prepared()
+        let count = prepared.workload.count
+        #expect(prepared.submitted.status == 0, "\(prepared.submitted.standardError)")
+        #expect(prepared.submitted.standardOutput.contains("\(count) accepted"), "\(prepared.submitted.standardOutput)")
+        // Idempotent by (user_id, id) on the cluster too.
+        #expect(prepared.again.standardOutput.contains("0 accepted, \(count) duplicate"), "\(prepared.again.standardOutput)")
+        let delay = prepared.killDelay
+        #expect(prepared.killed.status == 128 + SIGKILL, "killed \(delay) after the first outcome")
+        #expect(prepared.outcomesAtKill < count, "killed \(delay) after the first outcome while there was work left")
+        #expect(prepared.other.status == 0, "after a kill at \(delay): \(prepared.other.standardError.suffix(3000))")
+        #expect(prepared.third.status == 0, "after a kill at \(delay): \(prepared.third.standardError.suffix(3000))")
+        for round in prepared.rounds {
+            #expect(round.standardOutput.contains(" accepted") && round.status == 0, "\(round.standardOutput) \(round.standardError)")
+        }
+        let total = count + Self.rounds(users: 400).map(\.count).reduce(0, +)
+        try await Self.withClient(citus) { client, logger in
             // A shared state across shards: every other meeting is cancelled by its organizer,
             // then each of its invitees answers again, and is refused on every shard.
-            for round in Self.rounds(users: 400) {
-                let sent = try await ActiondProcess.run(["submit", "-"], database: citus, input: round.joined(separator: "\n"))
-                #expect(sent.standardOutput.contains("\(round.count) accepted"), "\(sent.standardOutput)")
-                try await Self.drain(citus, client: client, logger: logger)
-            }
-            let total = workload.count + Self.rounds(users: 400).map(\.count).reduce(0, +)
             #expect(try await client.query("""
                 SELECT count(*) FROM actiond.outcomes o JOIN actiond.events e USING (user_id, position)
                 WHERE e.id LIKE 'citus-late-%' AND o.reason = 'meeting_cancelled'
@@ -160,6 +135,7 @@ struct CitusTests {
             #expect(left.2 == total, "no effect applied twice or lost")
 
             let onCitus = try await Self.results(client, logger: logger)
+            let input = prepared.workload.joined(separator: "\n")
             let onPostgres = try await TestDatabase.with { db in
                 let plain = try await ActiondProcess.run(["submit", "-"], database: db.url, input: input)
                 #expect(plain.status == 0)
@@ -178,28 +154,54 @@ struct CitusTests {
             #expect(onCitus.projections.count > 400)
             #expect(onCitus.projections == onPostgres.projections,
                     "every projection as on plain PostgreSQL: \(Self.difference(onCitus.projections, onPostgres.projections))")
-
-            try await Self.checkSharedStreamKeys(citus, client: client, logger: logger)
-            try await Self.checkShapes(citus, client: client, logger: logger)
-            try await Self.checkReader(citus, client: client, logger: logger)
-            try await Self.checkConsole(citus, client: client, logger: logger)
-            try await Self.checkPrune(citus, client: client, logger: logger)
-
-            // The projections are the fold of the domain events.
-            let rebuilt = try await ActiondProcess.run(["rebuild"], database: citus)
-            #expect(rebuilt.status == 0, "\(rebuilt.standardError)")
-            #expect(rebuilt.standardOutput.contains("already equalled the rebuild: nothing changed"), "\(rebuilt.standardOutput)")
-            // Every report answers on the cluster, in every format (a handler's view joins the
-            // per-user rows to the shared ones: Citus refused that join once wrapped in json).
-            for name in ["queue", "throughput", "latency", "outcomes", "dead_letters", "invitations", "timers", "threads", "stash"] {
-                for format in ["table", "csv", "json"] {
-                    let report = try await ActiondProcess.run(["report", name, "--format", format], database: citus)
-                    #expect(report.status == 0, "\(name) \(format): \(report.standardError)")
-                }
-            }
-            let invitations = try await ActiondProcess.run(["report", "invitations", "--format", "csv"], database: citus)
-            #expect(invitations.standardOutput.split(whereSeparator: \.isNewline).count == 401, "a row per invitee, and the header")
         }
+    }
+
+    @Test func sharedStreamsAreStoredUnderTheirKeysAcrossShards() async throws {
+        let (citus, _) = try await Self.prepared()
+        try await Self.withClient(citus) { client, logger in try await Self.checkSharedStreamKeys(citus, client: client, logger: logger) }
+    }
+
+    @Test func aSubmitAndAUsersBatchTouchOneNodeInOnePhase() async throws {
+        let (citus, _) = try await Self.prepared()
+        try await Self.withClient(citus) { client, logger in try await Self.checkShapes(citus, client: client, logger: logger) }
+    }
+
+    @Test func theReaderLoginReadsEveryReportAndNothingElse() async throws {
+        let (citus, _) = try await Self.prepared()
+        try await Self.withClient(citus) { client, logger in try await Self.checkReader(citus, client: client, logger: logger) }
+    }
+
+    @Test func theConsolesFunctionsAnswerOnTheCluster() async throws {
+        let (citus, _) = try await Self.prepared()
+        try await Self.withClient(citus) { client, logger in try await Self.checkConsole(citus, client: client, logger: logger) }
+    }
+
+    @Test func pruneDropsOldPartitionsOnEveryNode() async throws {
+        let (citus, _) = try await Self.prepared()
+        try await Self.withClient(citus) { client, logger in try await Self.checkPrune(citus, client: client, logger: logger) }
+    }
+
+    /// The projections are the fold of the domain events, after every check above.
+    @Test func rebuildFindsTheProjectionsEqualToTheFold() async throws {
+        let (citus, _) = try await Self.prepared()
+        let rebuilt = try await ActiondProcess.run(["rebuild"], database: citus)
+        #expect(rebuilt.status == 0, "\(rebuilt.standardError)")
+        #expect(rebuilt.standardOutput.contains("already equalled the rebuild: nothing changed"), "\(rebuilt.standardOutput)")
+    }
+
+    /// Every report answers on the cluster, in every format (a handler's view joins the
+    /// per-user rows to the shared ones: Citus refused that join once wrapped in json).
+    @Test func everyReportAnswersInEveryFormat() async throws {
+        let (citus, _) = try await Self.prepared()
+        for name in ["queue", "throughput", "latency", "outcomes", "dead_letters", "invitations", "timers", "threads", "stash"] {
+            for format in ["table", "csv", "json"] {
+                let report = try await ActiondProcess.run(["report", name, "--format", format], database: citus)
+                #expect(report.status == 0, "\(name) \(format): \(report.standardError)")
+            }
+        }
+        let invitations = try await ActiondProcess.run(["report", "invitations", "--format", "csv"], database: citus)
+        #expect(invitations.standardOutput.split(whereSeparator: \.isNewline).count == 401, "a row per invitee, and the header")
     }
 
     /// A time of the workload's, `seconds` after its start.
@@ -238,6 +240,14 @@ struct CitusTests {
         return [cancels, answers, early, sent]
     }
 
+}
+
+/// `migrate --citus` on a cluster of its own, beside the suite above (it does not touch that
+/// suite's cluster, so it runs alongside it).
+@Suite("actiond migrate --citus on a fresh cluster", .enabled(if: CitusCluster.url != nil,
+                                    "ACTIOND_CITUS_URL is not set: no Citus cluster to run against (docs/citus.md)"),
+       .timeLimit(.minutes(10)))
+struct CitusRolesTests {
     /// `migrate --citus` on a cluster of its own (Scripts/citus-cluster.sh, ports 9730–9732)
     /// whose coordinator already has actiond's roles, made by a plain migrate of another
     /// database on its server, while its worker nodes do not: the roles reach every node,
@@ -290,6 +300,9 @@ struct CitusTests {
         }
     }
 
+}
+
+extension CitusTests {
     /// The first column of the first row of `sql`, as an integer.
     static func integer(_ sql: String, client: PostgresClient, logger: Logger) async throws -> Int {
         try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger).collect().first!.decode(Int.self)
