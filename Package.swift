@@ -241,6 +241,7 @@ let package = Package(
             name: "ActiondTesting",
             dependencies: [
                 "ActiondEmbedded",
+                "ActiondKit",
                 "ActiondDomain",
                 "ActiondBuiltInHandlers",
                 "ActiondPostgres",
@@ -314,6 +315,12 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // The command line's own parts: terminal output (reports, progress), JSON Lines input.
+        .testTarget(
+            name: "ActiondKitTests",
+            dependencies: ["ActiondKit", "ActiondPostgres"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,3 +1,4 @@
+import ActiondRuntime
 import ActiondPostgres
 import ActiondSealing
 import Logging

@@ -1,3 +1,4 @@
+import ActiondRuntime
 import Foundation
 
 /// Reads a file or standard input as JSON Lines, in batches, without loading it whole.

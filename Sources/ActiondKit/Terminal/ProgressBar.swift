@@ -1,3 +1,4 @@
+import ActiondRuntime
 import Foundation
 import Synchronization
 

@@ -1,5 +1,5 @@
 import ActiondDomain
-import ActiondRuntime
+import ActiondKit
 import Testing
 
 @Suite("Report formatting")

@@ -1,3 +1,4 @@
+import ActiondRuntime
 import ActiondDomain
 import Foundation
 
