@@ -38,6 +38,11 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        // Traces: spans through swift-distributed-tracing, exported over OTLP/HTTP by swift-otel
+        // (its gRPC exporter left out: OTLP/HTTP is what every collector takes, and gRPC
+        // would double the build).
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
         // `swift package generate-documentation --target ActiondDomain`: the handler API's DocC.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -103,6 +108,8 @@ let package = Package(
             dependencies: [
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "OTel", package: "swift-otel"),
                 "ActiondDomain",
                 "ActiondBuiltInHandlers",
                 "ActiondPostgres",
@@ -363,6 +370,7 @@ let package = Package(
                 "ActiondTestSupport",
                 "ActiondPostgres",
                 "ActiondRuntime",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

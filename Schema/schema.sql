@@ -239,6 +239,7 @@ CREATE TABLE actiond.events (
     data jsonb NOT NULL,
     submitted_at timestamp with time zone DEFAULT now() NOT NULL,
     request_id text,
+    trace jsonb,
     CONSTRAINT events_id_length CHECK (((char_length(id) >= 1) AND (char_length(id) <= 128))),
     CONSTRAINT events_user_id_present CHECK ((user_id <> ''::text))
 )
@@ -253,6 +254,10 @@ COMMENT ON TABLE actiond.events IS 'Append-only log of accepted input events; po
 
 COMMENT ON COLUMN actiond.events.request_id IS 'A notification''s or a response''s data.request_id (null for other types): what a response answers.';
 
+-- Name: COLUMN events.trace; Type: COMMENT; Schema: actiond; Owner: -
+
+COMMENT ON COLUMN actiond.events.trace IS 'The producer''s W3C trace context for this event (traceparent, tracestate), or null; never protected text.';
+
 -- Name: events_1; Type: TABLE; Schema: actiond; Owner: -
 
 CREATE TABLE actiond.events_1 (
@@ -264,6 +269,7 @@ CREATE TABLE actiond.events_1 (
     data jsonb NOT NULL,
     submitted_at timestamp with time zone DEFAULT now() NOT NULL,
     request_id text,
+    trace jsonb,
     CONSTRAINT events_id_length CHECK (((char_length(id) >= 1) AND (char_length(id) <= 128))),
     CONSTRAINT events_user_id_present CHECK ((user_id <> ''::text))
 )
@@ -281,6 +287,7 @@ CREATE TABLE actiond.events_1000001 (
     data jsonb NOT NULL,
     submitted_at timestamp with time zone DEFAULT now() NOT NULL,
     request_id text,
+    trace jsonb,
     CONSTRAINT events_id_length CHECK (((char_length(id) >= 1) AND (char_length(id) <= 128))),
     CONSTRAINT events_user_id_present CHECK ((user_id <> ''::text))
 )

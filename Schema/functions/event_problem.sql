@@ -42,10 +42,17 @@ begin
     if event is null or jsonb_typeof(event) <> 'object' then
         return array[actiond.sqlstate('invalid_parameter_value'), 'event: must be a JSON object, got ' || coalesce(jsonb_typeof(event), 'null')];
     end if;
-    if event - array['id', 'type', 'user_id', 'occurred_at', 'data'] <> '{}'::jsonb then
+    if event - array['id', 'type', 'user_id', 'occurred_at', 'data', 'trace'] <> '{}'::jsonb then
         return array[actiond.sqlstate('invalid_parameter_value'),
-                     (select left(min(k), 64) from jsonb_object_keys(event - array['id', 'type', 'user_id', 'occurred_at', 'data']) k)
-                     || ': unknown field; an event has id, type, user_id, occurred_at and data'];
+                     (select left(min(k), 64) from jsonb_object_keys(event - array['id', 'type', 'user_id', 'occurred_at', 'data', 'trace']) k)
+                     || ': unknown field; an event has id, type, user_id, occurred_at, data and, optionally, trace'];
+    end if;
+    -- The producer's trace context (021_trace_context.sql), only when sent.
+    if event ? 'trace' then
+        problem := actiond.trace_context_problem(event -> 'trace');
+        if problem is not null then
+            return array[actiond.sqlstate('invalid_parameter_value'), problem];
+        end if;
     end if;
     if not (actiond.is_string_field(event -> 'id', 128) and actiond.is_string_field(event -> 'type')
             and actiond.is_string_field(event -> 'user_id', 200) and actiond.is_string_field(event -> 'occurred_at')) then

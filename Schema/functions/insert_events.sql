@@ -5,9 +5,9 @@
 create function actiond.insert_events(events jsonb[], ordinals integer[], positions bigint[]) returns void
 language plpgsql volatile as $$
 begin
-    insert into actiond.events as ev (position, id, type, user_id, occurred_at, data, request_id)
+    insert into actiond.events as ev (position, id, type, user_id, occurred_at, data, request_id, trace)
     select s.position, i.e ->> 'id', i.e ->> 'type', i.e ->> 'user_id', (i.e ->> 'occurred_at')::timestamptz, i.e -> 'data',
-           actiond.event_request_id(i.e)
+           actiond.event_request_id(i.e), i.e -> 'trace'
     from unnest(ordinals, positions) as s(n, position)
     join unnest(events) with ordinality as i(e, n) on i.n = s.n
     order by s.position;

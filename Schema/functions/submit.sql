@@ -65,9 +65,9 @@ begin
         end if;
         if guarded then
             begin
-                insert into actiond.events (position, id, type, user_id, occurred_at, data, request_id)
+                insert into actiond.events (position, id, type, user_id, occurred_at, data, request_id, trace)
                 values (taken, event ->> 'id', event ->> 'type', event_user, (event ->> 'occurred_at')::timestamptz, event -> 'data',
-                        actiond.event_request_id(event));
+                        actiond.event_request_id(event), event -> 'trace');
                 stored := true;
             exception when check_violation then
                 -- "no partition of relation events found for row" (or a real violation, which
@@ -76,9 +76,9 @@ begin
             end;
         end if;
         if not stored then
-            insert into actiond.events (position, id, type, user_id, occurred_at, data, request_id)
+            insert into actiond.events (position, id, type, user_id, occurred_at, data, request_id, trace)
             values (taken, event ->> 'id', event ->> 'type', event_user, (event ->> 'occurred_at')::timestamptz, event -> 'data',
-                    actiond.event_request_id(event));
+                    actiond.event_request_id(event), event -> 'trace');
         end if;
         insert into actiond.waiting_users (user_id, mark) values (event_user, taken - 1)
         on conflict (user_id) do nothing;

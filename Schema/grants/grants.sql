@@ -37,6 +37,7 @@ grant execute on function
     actiond.queue_is_empty(),
     actiond.queue_depth(),
     actiond.load_keys(text[]),
+    actiond.load_trace_contexts(text[], bigint[]),
     actiond.forgotten_since(timestamptz),
     actiond.kek_is_retired(text),
     actiond.hold_wakeup_slots(),

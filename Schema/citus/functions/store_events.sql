@@ -31,10 +31,10 @@ begin
         perform actiond.add_log_partitions(stored[cardinality(stored)]);
     end if;
 
-    perform actiond.insert_values('insert into actiond.events as ev (position, id, type, user_id, occurred_at, data, request_id)',
-        array(select format('(%L, %L, %L, %L, %L, %L, %L)', s.position, i.e ->> 'id', i.e ->> 'type', i.e ->> 'user_id',
+    perform actiond.insert_values('insert into actiond.events as ev (position, id, type, user_id, occurred_at, data, request_id, trace)',
+        array(select format('(%L, %L, %L, %L, %L, %L, %L, %L)', s.position, i.e ->> 'id', i.e ->> 'type', i.e ->> 'user_id',
                             i.e ->> 'occurred_at', i.e -> 'data',
-                            actiond.event_request_id(i.e))
+                            actiond.event_request_id(i.e), i.e -> 'trace')
               from unnest(stored_ordinals, stored) as s(n, position)
               join unnest(events) with ordinality as i(e, n) on i.n = s.n
               order by s.position));

@@ -99,4 +99,24 @@ package enum WorkQueue {
         }
         return statuses
     }
+
+    /// A producer's W3C trace context, as its event came with it (the envelope's `trace`).
+    package struct TraceContext: Sendable, Hashable {
+        package var traceparent: String
+        package var tracestate: String?
+    }
+
+    /// The trace contexts producers sent with `events`, by position (load_trace_contexts):
+    /// asked only by a worker that exports traces.
+    package static func traceContexts(of events: [LoggedEvent], on connection: PostgresConnection,
+                                      logger: Logger) async throws -> [Int64: TraceContext] {
+        let users = Array(Set(events.map(\.userID))), positions = events.map(\.position)
+        var contexts: [Int64: TraceContext] = [:]
+        let rows = try await connection.query("SELECT position, traceparent, tracestate FROM actiond.load_trace_contexts(\(users), \(positions))",
+                                              logger: logger)
+        for try await (position, traceparent, tracestate) in rows.decode((Int64, String, String?).self) {
+            contexts[position] = TraceContext(traceparent: traceparent, tracestate: tracestate)
+        }
+        return contexts
+    }
 }

@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import Metrics
 import PostgresNIO
+import Tracing
 
 /// One worker transaction: claim users and their oldest events; lock and load the
 /// projection rows the handler names; decide each event in position order on those rows in
@@ -23,6 +24,8 @@ struct BatchProcessor: Sendable {
     /// sealed at rest (`EventProtection`, `BatchSealer`).
     let keys: KeyRing
     let logger: Logger
+    /// Starts the batch's spans when traces are exported (`TraceExport`); nil: none.
+    let tracer: (any Tracer)?
 
     /// What one batch claimed.
     struct Claimed: Sendable {
@@ -124,6 +127,7 @@ struct BatchProcessor: Sendable {
     private func process(onlyUser: String?, on connection: PostgresConnection) async throws -> Claimed {
         let clock = ContinuousClock()
         let claimStart = clock.now
+        let spanStart = BatchSpans.now(tracer)
         let claim = try await WorkQueue.claim(maxUsers: onlyUser == nil ? configuration.usersPerBatch : 1,
                                               maxEvents: onlyUser == nil ? configuration.batchSize : 1,
                                               onlyUser: onlyUser, on: connection, logger: logger)
@@ -141,6 +145,11 @@ struct BatchProcessor: Sendable {
         }
         metrics.batchSize.record(events.count)
         do {
+            if let spanStart, let claimed = BatchSpans.now(tracer) {
+                return try await BatchSpans.batch(tracer, started: spanStart, claimed: claimed, events: events.count) {
+                    try await process(events, claim: claim, on: connection)
+                }
+            }
             return try await process(events, claim: claim, on: connection)
         } catch is CancellationError {
             throw CancellationError()
@@ -155,12 +164,17 @@ struct BatchProcessor: Sendable {
         let registry = try await categories.registry(version: claim.categoryVersion, on: connection, logger: logger)
         // The users' keys and fences, read with the claim in this transaction: their protected
         // text opened for the handlers, and its at-rest form for the log.
-        let sealer = try await batchSealer(for: events, claim: claim, on: connection)
+        let sealer = try await BatchSpans.phase(tracer, "actiond.seal") { try await batchSealer(for: events, claim: claim, on: connection) }
         let prepared = EventProtection.prepareEach(events, router: router, categories: registry, sealer: sealer, sealing: keys.sealing)
         let events = prepared.events
         var failures = prepared.failures
-        var state = WorkingSet(categories: registry, sealer: keys.sealing ? sealer : UnsealedText())
-        var stash = try await load(for: events, into: &state, on: connection)
+        let loaded = try await BatchSpans.phase(tracer, "actiond.load") {
+            var state = WorkingSet(categories: registry, sealer: keys.sealing ? sealer : UnsealedText())
+            let stash = try await load(for: events, into: &state, on: connection)
+            return (state: state, stash: stash)
+        }
+        let state = loaded.state
+        var stash = loaded.stash
         for (user, stashed) in stash {
             let opened = EventProtection.prepareEach(stashed, router: router, categories: registry, sealer: sealer, sealing: keys.sealing)
             stash[user] = opened.events
@@ -170,8 +184,15 @@ struct BatchProcessor: Sendable {
         // the event that integrates it), never the batch.
         let router: any EventRouting = failures.isEmpty ? router : FailingPositions(router: router, failures: failures)
 
-        let run = try await BatchRun.run(events, router: router, state: state, stash: stash, retry: configuration.retry,
-                                         now: claim.databaseNow ?? Date())
+        let opened = stash
+        // The producers' trace contexts, read only when traces are exported.
+        let producers = tracer == nil ? [:] : try await WorkQueue.traceContexts(of: events, on: connection, logger: logger)
+        let run = try await BatchSpans.phase(tracer, "actiond.decide") {
+            try await ProducerTraces.$current.withValue(producers) {
+                try await BatchRun.run(events, router: router, state: state, stash: opened, retry: configuration.retry,
+                                       now: claim.databaseNow ?? Date())
+            }
+        }
         let newKeys = try await keys.wrapCreated(by: sealer)
         var retries: [BatchWrite.Retry] = []
         for failure in run.failures {
@@ -192,9 +213,9 @@ struct BatchProcessor: Sendable {
 
         let commitStart = clock.now
         let claimedUsers = Set((events.map(\.userID) + claim.idleUsers).map { ExactString($0) }).map(\.string)
-        let transaction = try await BatchWrite(run: run, finished: finished, retries: retries, claimedUsers: claimedUsers,
-                                               keys: newKeys, rewrites: prepared.rewrites)
-            .commit(on: connection, logger: logger)
+        let write = try BatchWrite(run: run, finished: finished, retries: retries, claimedUsers: claimedUsers,
+                               keys: newKeys, rewrites: prepared.rewrites)
+        let transaction = try await BatchSpans.phase(tracer, "actiond.commit") { try await write.commit(on: connection, logger: logger) }
         // The rows as written, by the version they will be read back with. Should the
         // transaction not commit, the rows keep their old version and these entries go unused.
         for (key, position) in run.state.changed {

@@ -5,6 +5,7 @@ import Logging
 import CoreMetrics
 import Metrics
 import PostgresNIO
+import Tracing
 import ServiceLifecycle
 
 /// The batch loops: `concurrency` loops that claim and process batches, woken by the
@@ -23,13 +24,20 @@ package struct WorkerPool: Service {
     /// Decoded rows shared by the loops (nil: configured off).
     package let states: StateCache?
     let keys: KeyRing
+    let tracer: (any Tracer)?
 
+    private static func tracing<Traced: Tracer>(_ router: any EventRouting, with tracer: Traced) -> any EventRouting {
+        TracingRouter(router: router, tracer: tracer)
+    }
+
+    /// `tracer`: when traces are exported (`TraceExport`), each batch and decision is a span.
     init(client: PostgresClient, keys: KeyRing, router: any EventRouting, configuration: WorkerConfiguration, metrics: WorkerMetrics,
-         signals: WorkerSignals, health: WorkerHealth, logger: Logger) {
+         signals: WorkerSignals, health: WorkerHealth, logger: Logger, tracer: (any Tracer)? = nil) {
         self.keys = keys
         self.health = health
         self.client = client
-        self.router = router
+        self.tracer = tracer
+        self.router = tracer.map { Self.tracing(router, with: $0) } ?? router
         self.configuration = configuration
         self.metrics = metrics
         self.signals = signals
@@ -61,7 +69,7 @@ package struct WorkerPool: Service {
         var logger = logger
         logger[metadataKey: LogKey.worker] = "\(index)"
         let processor = BatchProcessor(client: client, router: router, configuration: configuration, metrics: metrics,
-                                       categories: categories, states: states, keys: keys, logger: logger)
+                                       categories: categories, states: states, keys: keys, logger: logger, tracer: tracer)
         var errorDelay = Duration.milliseconds(100)
         while !signals.isStopping && !Task.isCancelled {
             let generation = signals.generation

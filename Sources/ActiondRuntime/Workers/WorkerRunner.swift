@@ -2,6 +2,7 @@ import ActiondBuiltInHandlers
 import ActiondDomain
 import ActiondPostgres
 import ActiondSealing
+import Foundation
 import Logging
 import PostgresNIO
 import Prometheus
@@ -47,8 +48,10 @@ package enum WorkerRunner {
         // With an HTTP endpoint, the workers' metrics go to a Prometheus registry it serves.
         let registry = PrometheusCollectorRegistry()
         let factory = http == nil ? nil : PrometheusMetricsFactory(registry: registry)
+        // Traces, when the OTEL_* settings ask for them.
+        let traces = try TraceExport.make(environment: ProcessInfo.processInfo.environment, logger: logger)
         let workers = Workers(client: client, keys: keys, router: EventRouter(handlers: handlers, rules: rules), configuration: configuration,
-                              logger: logger, metricsFactory: factory)
+                              logger: logger, metricsFactory: factory, tracer: traces?.tracer)
         var operations: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if let http {
             let readiness = Readiness(client: client, handlers: handlers, health: workers.health, factory: factory, logger: logger)
@@ -56,10 +59,10 @@ package enum WorkerRunner {
                           .init(service: readiness)]
         }
         var group = ServiceGroupConfiguration(
-            // The connection pool first, so it is shut down last, then the HTTP endpoint (it
-            // answers until the workers have stopped); when the worker pool returns (--drain),
-            // the whole group shuts down.
-            services: [.init(service: client)] + operations + workers.serviceConfigurations,
+            // The trace exporter first, so it is shut down last and exports every span; the
+            // connection pool next, then the HTTP endpoint (it answers until the workers have
+            // stopped); when the worker pool returns (--drain), the whole group shuts down.
+            services: (traces.map { [.init(service: $0.service)] } ?? []) + [.init(service: client)] + operations + workers.serviceConfigurations,
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger)
         group.maximumGracefulShutdownDuration = shutdownGrace

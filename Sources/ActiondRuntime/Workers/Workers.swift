@@ -6,6 +6,7 @@ import CoreMetrics
 import Logging
 import PostgresNIO
 import ServiceLifecycle
+import Tracing
 
 /// A worker process's services, one job each: the wake-up listener, the hold sweeper, the
 /// report counter pruner, the queue sampler, the key cache keeper, and the pool of batch loops. `actiond work`
@@ -23,9 +24,10 @@ package struct Workers: Sendable {
 
     /// `keys`: the KEK and data key cache protected text is sealed and opened with.
     /// `metricsFactory`: where the metrics go; by default the bootstrapped metrics system.
+    /// `tracer`: when traces are exported, each batch and decision is a span (`TraceExport`).
     package init(client: PostgresClient, keys: KeyRing, router: any EventRouting = EventRouter(),
                  configuration: WorkerConfiguration = WorkerConfiguration(), logger: Logger,
-                 metricsFactory: (any MetricsFactory)? = nil) {
+                 metricsFactory: (any MetricsFactory)? = nil, tracer: (any Tracer)? = nil) {
         let signals = WorkerSignals(busyWakeDelay: configuration.busyWakeDelay)
         let health = WorkerHealth()
         self.health = health
@@ -35,7 +37,7 @@ package struct Workers: Sendable {
         pruner = ReportCounterPruner(client: client, interval: configuration.pruneInterval, logger: logger)
         sampler = QueueSampler(client: client, interval: configuration.sampleInterval, metrics: metrics, logger: logger)
         keyKeeper = KeyCacheKeeper(client: client, cache: keys.cache, factory: metricsFactory, logger: logger)
-        pool = WorkerPool(client: client, keys: keys, router: router, configuration: configuration, metrics: metrics, signals: signals, health: health, logger: logger)
+        pool = WorkerPool(client: client, keys: keys, router: router, configuration: configuration, metrics: metrics, signals: signals, health: health, logger: logger, tracer: tracer)
         self.logger = logger
     }
 
