@@ -154,6 +154,7 @@ let package = Package(
                 "ActiondRuntime",
                 "ActiondSealing",
                 "ActiondConsole",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

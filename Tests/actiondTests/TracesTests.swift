@@ -202,4 +202,41 @@ struct TracesTests {
             }
         }
     }
+
+    /// `actiond submit` with traces configured: the file is an `actiond.submit` span (a
+    /// producer's) whose context each line without its own carries, so the events' decisions
+    /// are its children; a line with its own context keeps it.
+    @Test func actiondSubmitsFileIsTheParentOfItsEventsDecisions() async throws {
+        let collector = Collector()
+        let port = try await collector.start()
+        defer { collector.stop() }
+        let otel: [String: String?] = ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:\(port)", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json",
+                                       "OTEL_BSP_SCHEDULE_DELAY": "100"]
+        try await TestDatabase.with { db in
+            let own = ("7d0e6c0c2f3a4b5c8d9e0f1a2b3c4d5e", "1a2b3c4d5e6f7a8b")
+            let lines = [
+                EventLine.json("fs-1", "protected_data.unavailable", user: "fs-ana", at: 0),
+                EventLine.json("fs-2", "protected_data.available", user: "fs-ana", at: 5),
+                String(EventLine.json("fs-3", "protected_data.unavailable", user: "fs-bo", at: 0).dropLast())
+                    + #","trace":{"traceparent":"00-\#(own.0)-\#(own.1)-01"}}"#,
+            ]
+            let submitted = try await ActiondProcess.run(["submit", "-"], database: db.url, input: lines.joined(separator: "\n"), environment: otel)
+            #expect(submitted.status == 0 && submitted.standardOutput.contains("3 accepted"), "\(submitted.standardOutput) \(submitted.standardError)")
+            #expect(try await db.scalar("SELECT count(DISTINCT trace ->> 'traceparent')::int FROM actiond.events WHERE id IN ('fs-1', 'fs-2')", as: Int.self) == 1,
+                    "the file's lines carry one context")
+            #expect(try await db.scalar("SELECT trace ->> 'traceparent' FROM actiond.events WHERE id = 'fs-3'", as: String.self) == "00-\(own.0)-\(own.1)-01")
+            let worked = try await ActiondProcess.run(["work", "--drain"], database: db.url, environment: otel)
+            #expect(worked.status == 0, "\(worked.standardError)")
+            #expect(try await eventually(10) {
+                try Self.spans(in: collector.bodies.withLock { $0 }).spans.filter { $0.name == "actiond.decision" }.count >= 3
+            }, "the decisions exported")
+            let (spans, _) = try Self.spans(in: collector.bodies.withLock { $0 })
+            let file = try #require(spans.first { $0.name == "actiond.submit" }, "the file's span: \(spans.map(\.name))")
+            #expect(file.kind == 4, "a producer's span (OTLP SPAN_KIND_PRODUCER)")
+            #expect(file.attributes["actiond.submit.accepted"] == "3")
+            let children = spans.filter { $0.name == "actiond.decision" && $0.parentSpanID == file.spanID && $0.traceID == file.traceID }
+            #expect(children.count == 2, "the two lines without a context of their own: \(spans.map { "\($0.name) \($0.parentSpanID)" })")
+            #expect(spans.contains { $0.name == "actiond.decision" && $0.traceID == Self.exported(own.0) && $0.parentSpanID == Self.exported(own.1) })
+        }
+    }
 }

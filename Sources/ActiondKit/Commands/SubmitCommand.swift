@@ -4,7 +4,9 @@ import ActiondSealing
 import ActiondDomain
 import PostgresNIO
 import ArgumentParser
+import Foundation
 import Logging
+import Tracing
 
 struct SubmitCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -38,6 +40,44 @@ struct SubmitCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = try options.makeLogger()
+        // With traces configured (OTEL_*, as for `work`), the file is a span whose context each
+        // line without one of its own carries on (the envelope's `trace`): the events'
+        // decisions are then its children.
+        let counts = try await TraceExport.withTracer(environment: ProcessInfo.processInfo.environment, logger: logger) { tracer in
+            guard let tracer else { return try await submitFile(trace: nil, logger: logger) }
+            return try await Self.span(tracer) { trace in try await submitFile(trace: trace, logger: logger) }
+        }
+        let accepted = counts[.accepted, default: 0], duplicate = counts[.duplicate, default: 0], refused = counts[.refused, default: 0]
+        print("\(accepted + duplicate + refused) events: \(accepted) accepted, \(duplicate) duplicate, \(refused) refused")
+        if refused > 0 { throw ExitCode(1) }
+    }
+
+    /// `body` inside the file's `actiond.submit` span (a producer's), given the span's context
+    /// as the envelope's `trace` field; the span counts what was accepted, duplicate and refused.
+    private static func span<Traced: Tracer>(_ tracer: Traced,
+                                             _ body: (String?) async throws -> [SubmitResult.Status: Int]) async throws -> [SubmitResult.Status: Int] {
+        try await tracer.withSpan("actiond.submit", ofKind: .producer) { span in
+            var headers = TraceHeaders()
+            tracer.inject(span.context, into: &headers, using: TraceHeaders.Writer())
+            let counts = try await body(headers.envelopeField)
+            for status in [SubmitResult.Status.accepted, .duplicate, .refused] {
+                span.attributes["actiond.submit.\(status.rawValue)"] = counts[status, default: 0]
+            }
+            return counts
+        }
+    }
+
+    /// `line` with the envelope field `trace` added, unless it has one (or is not an object:
+    /// submit refuses it as it is). The producer's bytes are kept: the field goes in before
+    /// the closing brace.
+    static func carrying(_ trace: String, _ line: String) -> String {
+        guard case .object(let fields)? = try? JSONValue(parsing: line), fields["trace"] == nil,
+              let close = line.lastIndex(of: "}") else { return line }
+        return String(line[..<close]) + (fields.isEmpty ? "" : ",") + #""trace":"# + trace + String(line[close...])
+    }
+
+    /// Submits the file's lines, each carrying `trace` unless it has its own; counts by status.
+    private func submitFile(trace: String?, logger: Logger) async throws -> [SubmitResult.Status: Int] {
         var reader = try JSONLinesReader(path: file)
         var counts: [SubmitResult.Status: Int] = [:]
         try await Database.withClient(options.database, logger: logger) { client, _ in
@@ -53,7 +93,8 @@ struct SubmitCommand: AsyncParsableCommand {
                 var sent: [Int] = []
                 for (index, line) in lines.enumerated() {
                     do {
-                        texts.append(try sealer?.seal(line.text) ?? line.text)
+                        let text = trace.map { Self.carrying($0, line.text) } ?? line.text
+                        texts.append(try sealer?.seal(text) ?? text)
                         sent.append(index)
                     } catch let refusal as EnvelopeSealer.Refusal {
                         results[index] = SubmitResult(status: .refused, errorCode: Self.sqlState(of: refusal.rule).rawValue, message: refusal.description)
@@ -75,9 +116,7 @@ struct SubmitCommand: AsyncParsableCommand {
                 }
             }
         }
-        let accepted = counts[.accepted, default: 0], duplicate = counts[.duplicate, default: 0], refused = counts[.refused, default: 0]
-        print("\(accepted + duplicate + refused) events: \(accepted) accepted, \(duplicate) duplicate, \(refused) refused")
-        if refused > 0 { throw ExitCode(1) }
+        return counts
     }
 
     /// Seals to the intake key the producer pins (`IntakeKeyPin`): the database's published

@@ -1,6 +1,8 @@
+import ActiondDomain
 import Logging
 import OTel
 import ServiceLifecycle
+import Synchronization
 import Tracing
 
 /// Traces of the workers' batches and decisions, exported over OTLP by swift-otel. Off
@@ -42,5 +44,66 @@ package struct TraceExport: Sendable {
             "endpoint": "\(environment["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] ?? environment["OTEL_EXPORTER_OTLP_ENDPOINT"] ?? "the default")",
         ])
         return TraceExport(tracer: backend.factory, service: backend.service)
+    }
+}
+
+extension TraceExport {
+    /// Runs `body` with the tracer `environment` configures (nil when traces are off), the
+    /// exporter running beside it; when `body` returns, the exporter is shut down, exporting
+    /// what `body`'s spans left: for a command that ends (`actiond submit`).
+    package static func withTracer<Result: Sendable>(environment: [String: String], logger: Logger,
+                                                    _ body: @escaping @Sendable ((any Tracer)?) async throws -> Result) async throws -> Result {
+        guard let traces = try make(environment: environment, logger: logger) else { return try await body(nil) }
+        let job = OneShot { try await body(traces.tracer) }
+        try await ServiceGroup(configuration: ServiceGroupConfiguration(services: [
+            .init(service: traces.service),
+            .init(service: job, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup),
+        ], logger: logger)).run()
+        return try job.result()
+    }
+
+    /// `body` as a service that ends the group when it returns, keeping what it returned.
+    private final class OneShot<Result: Sendable>: Service, Sendable {
+        private let body: @Sendable () async throws -> Result
+        private let outcome = Mutex<Swift.Result<Result, any Error>?>(nil)
+
+        init(_ body: @escaping @Sendable () async throws -> Result) { self.body = body }
+
+        func run() async throws {
+            do {
+                let value = try await body()
+                outcome.withLock { $0 = .success(value) }
+            } catch {
+                outcome.withLock { $0 = .failure(error) }
+            }
+        }
+
+        func result() throws -> Result {
+            guard let outcome = outcome.withLock({ $0 }) else { throw CancellationError() }
+            return try outcome.get()
+        }
+    }
+}
+
+/// A W3C trace context's headers, written by a tracer's `inject`.
+package struct TraceHeaders: Sendable {
+    package var values: [String: String] = [:]
+
+    package init() {}
+
+    /// The envelope's `trace` field for these headers (JSON text), or nil without a traceparent.
+    package var envelopeField: String? {
+        guard let parent = values["traceparent"] else { return nil }
+        var fields: [String: JSONValue] = ["traceparent": .string(parent)]
+        if let state = values["tracestate"], !state.isEmpty { fields["tracestate"] = .string(state) }
+        return try? JSONValue.object(fields).jsonText()
+    }
+
+    /// Writes each header into `TraceHeaders.values`.
+    package struct Writer: Injector {
+        package init() {}
+        package func inject(_ value: String, forKey key: String, into carrier: inout TraceHeaders) {
+            carrier.values[key] = value
+        }
     }
 }
