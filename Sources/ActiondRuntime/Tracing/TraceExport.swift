@@ -1,4 +1,5 @@
 import ActiondDomain
+import Foundation
 import Logging
 import OTel
 import ServiceLifecycle
@@ -41,9 +42,17 @@ package struct TraceExport: Sendable {
         // swift-otel applies the OTEL_* variables over these.
         let backend = try OTel.makeTracingBackend(configuration: configuration)
         logger.notice("exporting traces over OTLP", metadata: [
-            "endpoint": "\(environment["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] ?? environment["OTEL_EXPORTER_OTLP_ENDPOINT"] ?? "the default")",
+            "endpoint": "\(loggable(environment["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] ?? environment["OTEL_EXPORTER_OTLP_ENDPOINT"]))",
         ])
         return TraceExport(tracer: backend.factory, service: backend.service)
+    }
+
+    /// An endpoint as a log line may show it: scheme, host and port only (a URL may carry a
+    /// user and password, or a token in its query).
+    static func loggable(_ endpoint: String?) -> String {
+        guard let endpoint else { return "the default" }
+        guard let url = URLComponents(string: endpoint), let host = url.host, let scheme = url.scheme else { return "(not a URL)" }
+        return "\(scheme)://\(host)" + (url.port.map { ":\($0)" } ?? "")
     }
 }
 
